@@ -1,0 +1,50 @@
+//! `reglab`: the native command line of RegLab. The same `sim-core` the web app runs, for scripts,
+//! batch sweeps and benchmarks. Every subcommand lives in its own module under `commands/`.
+//!
+//! Exit codes: 0 success, 1 the input has errors (diagnostics printed), 2 usage errors or a
+//! feature that is not available yet.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod commands;
+
+/// RegLab: a GPU register-file laboratory (command line).
+#[derive(Parser)]
+#[command(name = "reglab", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Parse a PTX file and print the IR text form (or the diagnostics, exit code 1).
+    Parse(commands::parse::Args),
+    /// Parse every .ptx file below a directory and report one JSON line per file.
+    Corpus(commands::corpus::Args),
+    /// Static analyses of a kernel: liveness, registers, ranges, single-use loads, composite pairs.
+    Analyze(commands::analyze::Args),
+    /// Occupancy of a kernel configuration on a GPU preset or compute capability.
+    Occupancy(commands::occupancy::Args),
+    /// Execute a kernel functionally with a launch setup and print its outputs.
+    Exec(commands::exec::Args),
+    /// Simulate a kernel cycle by cycle under one or more register-file schemes.
+    Run(commands::run::Args),
+    /// Measure simulator throughput (simulated warp-instructions per host second).
+    Bench(commands::bench::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Parse(args) => commands::parse::run(&args),
+        Command::Corpus(args) => commands::corpus::run(&args),
+        Command::Analyze(args) => commands::analyze::run(&args),
+        Command::Occupancy(args) => commands::occupancy::run(&args),
+        Command::Exec(args) => commands::exec::run(&args),
+        Command::Run(args) => commands::run::run(&args),
+        Command::Bench(args) => commands::bench::run(&args),
+    }
+}

@@ -1,0 +1,37 @@
+//! # RegLab simulation core
+//!
+//! Everything RegLab computes lives here, free of any platform code, so that the same model runs
+//! natively (the `reglab` CLI) and in the browser (the Yew front end compiled to WebAssembly).
+//! The crate is `no_std` + `alloc`; the `std` feature only adds native conveniences.
+//!
+//! ## The pipeline (data flows one way)
+//!
+//! ```text
+//! PTX text
+//!  └─ ptx::lexer    → tokens with byte spans (also drives the editor's highlighting)
+//!  └─ ptx::parse    → AST with spans; every error is a `Diagnostic` (line, column, message, hint)
+//!      └─ ptx::lower → IR: Module → Kernel → Block → Inst, typed virtual registers
+//!          └─ analysis (pure functions of the IR: cfg, liveness, allocation, ranges, …)
+//!          └─ occupancy (kernel resources × GPU preset × launch)
+//!          └─ exec (functional SIMT interpreter) → per-warp instruction streams
+//!              └─ timing (cycle-level SM model) + register-file scheme → `Report`
+//! ```
+//!
+//! Each stage consumes the previous stage's output and never reaches back. Analyses never mutate
+//! the IR; transformations are IR → IR functions whose result goes through the verifier again.
+//!
+//! ## Where each stage lives
+//!
+//! | module | stage |
+//! |---|---|
+//! | [`diagnostic`] | spans, line/column mapping, the one `Diagnostic` type (text and HTML) |
+//! | [`ptx`] | lexer (and, as they land, parser, AST and lowering) |
+//!
+//! No function in this crate panics on any input: bad input is returned as a value.
+
+#![cfg_attr(not(feature = "std"), no_std)]
+
+extern crate alloc;
+
+pub mod diagnostic;
+pub mod ptx;

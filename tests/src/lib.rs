@@ -1,0 +1,40 @@
+//! Shared helpers for RegLab's workspace-level tests: where the third-party PTX corpus is, and the
+//! file-test convention (`tests/cases/<area>/<name>.ptx` with a sibling `.expected`, `BLESS=1` to
+//! regenerate).
+
+use std::path::{Path, PathBuf};
+
+/// The PTX corpus directory: `$REGLAB_CORPUS`, else `../shared/corpus/ptx` beside the repository.
+pub fn corpus_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("REGLAB_CORPUS") {
+        return PathBuf::from(dir);
+    }
+    repo_root().join("..").join("shared").join("corpus").join("ptx")
+}
+
+/// The repository root (the workspace directory).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Every `.ptx` file below `dir`, sorted by path.
+pub fn ptx_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    collect(dir, &mut out);
+    out.sort();
+    out
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            collect(&path, out);
+        } else if path.extension().is_some_and(|e| e == "ptx") {
+            out.push(path);
+        }
+    }
+}

@@ -83,6 +83,9 @@ pub enum Symbol {
     Return(u32),
     /// A function (call target, or its address taken with `mov`).
     Function(Handle<Function>),
+    /// A call target this module never declares (`Module::externals[i]`): OptiX-style runtime
+    /// functions that the loader provides.
+    External(u32),
 }
 
 /// The base of a memory address.
@@ -200,6 +203,8 @@ pub enum SpecialReg {
     DynamicSmemSize,
     /// `%current_graph_exec`.
     CurrentGraphExec,
+    /// `WARP_SZ`: the predefined constant warp size (32).
+    WarpSz,
 }
 
 /// The operand of a texture or surface instruction: `[tex, {coords}]`, `[tex, sampler, {coords}]`.

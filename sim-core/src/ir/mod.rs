@@ -26,6 +26,7 @@ pub mod module;
 pub mod opcode;
 pub mod print_inst;
 pub mod types;
+pub mod verify;
 
 pub use arena::{Arena, Handle, SpanTable};
 pub use inst::{Address, AddressBase, Dim, Guard, Imm, Inst, Operand, SpecialReg, Symbol, TexOperand};

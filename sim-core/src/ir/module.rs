@@ -49,6 +49,8 @@ pub struct Module {
     pub sections: Vec<Section>,
     /// Module-level `.pragma` strings (without quotes), referenced by `Item::Pragma`.
     pub pragmas: Vec<String>,
+    /// Names called but never declared (see `Symbol::External`), in order of first use.
+    pub externals: Vec<String>,
 }
 
 /// One top-level item, in source order.

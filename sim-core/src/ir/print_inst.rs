@@ -6,6 +6,7 @@
 //! setp.lt.and.ftz.f32 %p1|%p2, %f1, 0f3F800000, %p0;
 //! ```
 
+use alloc::string::String;
 use core::fmt::{self, Write};
 
 use super::inst::{Address, AddressBase, Imm, Inst, Operand, SpecialReg, Symbol};
@@ -34,6 +35,7 @@ impl Names<'_> {
             Symbol::Param(i) => self.func.params.get(i as usize).map(|p| p.name.as_str()),
             Symbol::Return(i) => self.func.returns.get(i as usize).map(|p| p.name.as_str()),
             Symbol::Function(h) => self.module.functions.get(h).map(|f| f.name.as_str()),
+            Symbol::External(i) => self.module.externals.get(i as usize).map(String::as_str),
         };
         name.unwrap_or("<invalid>")
     }
@@ -451,6 +453,7 @@ pub fn special_name(s: SpecialReg) -> &'static str {
         AggrSmemSize => "%aggr_smem_size",
         DynamicSmemSize => "%dynamic_smem_size",
         CurrentGraphExec => "%current_graph_exec",
+        WarpSz => "WARP_SZ",
     }
 }
 

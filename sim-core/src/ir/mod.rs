@@ -27,6 +27,7 @@ pub mod opcode;
 pub mod print_inst;
 pub mod types;
 pub mod verify;
+pub mod verify_operands;
 
 pub use arena::{Arena, Handle, SpanTable};
 pub use inst::{Address, AddressBase, Dim, Guard, Imm, Inst, Operand, SpecialReg, Symbol, TexOperand};

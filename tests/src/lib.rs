@@ -38,3 +38,6 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
         }
     }
 }
+
+pub mod analysis_dump;
+pub mod filetest;

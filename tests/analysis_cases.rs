@@ -22,7 +22,15 @@ macro_rules! cases {
     };
 }
 
-cases!(cfg_diamond, cfg_calls_and_exits, loops_nested, postdom_divergent_loop);
+cases!(
+    cfg_diamond,
+    cfg_calls_and_exits,
+    finereg_fig7,
+    liveness_call,
+    liveness_loop_pairs,
+    loops_nested,
+    postdom_divergent_loop
+);
 
 #[test]
 fn every_case_file_is_listed() {

@@ -10,8 +10,50 @@
 
 use std::fmt::Write as _;
 
-use sim_core::analysis::{Callee, Cfg, Dominators, Loops, PostDomNode, PostDominators};
-use sim_core::ir::{Block, Body, Handle, Module};
+use sim_core::analysis::{Bits, Callee, Cfg, Dominators, Liveness, Loops, PostDomNode, PostDominators, UnitMap};
+use sim_core::diagnostic::LineIndex;
+use sim_core::ir::print_inst::{write_inst, Names};
+use sim_core::ir::{Block, Body, Function, Handle, Inst, Module};
+
+/// What the per-instruction listings need: names for printing, and the source for line numbers.
+pub struct Ctx<'a> {
+    /// Names of the function being listed.
+    pub names: Names<'a>,
+    /// The source text.
+    pub src: &'a str,
+    /// Its line index.
+    pub index: LineIndex,
+}
+
+fn ctx<'a>(module: &'a Module, func: &'a Function, body: &'a Body, src: &'a str) -> Ctx<'a> {
+    Ctx { names: Names { module, func, body }, src, index: LineIndex::new(src) }
+}
+
+impl Ctx<'_> {
+    /// `line: text` of an instruction.
+    pub fn inst(&self, ih: Handle<Inst>) -> String {
+        let body = self.names.body;
+        let line = self.index.line_col(self.src, body.inst_spans.get(ih).start).line;
+        let mut text = String::new();
+        if let Some(inst) = body.insts.get(ih) {
+            let _ = write_inst(&mut text, &self.names, inst);
+        }
+        format!("{line:>4}: {text:<40}")
+    }
+
+    /// Register names of a unit set (and optionally a predicate set).
+    pub fn regs(&self, map: &UnitMap, units: Bits<'_>, preds: Option<Bits<'_>>) -> String {
+        let body = self.names.body;
+        let mut names: Vec<String> =
+            map.regs_in(units).iter().filter_map(|&r| body.regs.get(r).map(|r| r.name.clone())).collect();
+        if let Some(p) = preds {
+            names.extend(
+                p.iter().filter_map(|i| map.reg_of_pred(i)).filter_map(|r| body.regs.get(r).map(|r| r.name.clone())),
+            );
+        }
+        format!("{{{}}}", names.join(" "))
+    }
+}
 
 /// Renders `sections` for every defined function of the module compiled from `src`.
 pub fn dump(src: &str, sections: &[&str]) -> String {
@@ -32,6 +74,7 @@ pub fn dump(src: &str, sections: &[&str]) -> String {
                 "dominators" => dom_section(&mut out, body, &cfg),
                 "postdominators" => postdom_section(&mut out, body, &cfg),
                 "loops" => loops_section(&mut out, body, &cfg),
+                "liveness" => liveness_section(&mut out, &ctx(&module, func, body, src), &cfg),
                 other => {
                     let _ = writeln!(out, "unknown section '{other}'");
                 }
@@ -121,4 +164,31 @@ fn loops_section(out: &mut String, body: &Body, cfg: &Cfg) {
     if loops.has_irreducible_flow() {
         let _ = writeln!(out, "irreducible control flow");
     }
+}
+
+fn liveness_section(out: &mut String, c: &Ctx<'_>, cfg: &Cfg) {
+    let live = Liveness::compute(c.names.func, cfg);
+    let map = live.unit_map();
+    let body = c.names.body;
+    for b in cfg.blocks() {
+        let (Some(li), Some(lo)) = (live.block_live_in(b), live.block_live_out(b)) else { continue };
+        let _ = writeln!(
+            out,
+            "{}: in {} out {}",
+            block_name(body, b),
+            c.regs(map, li.as_bits(), None),
+            c.regs(map, lo.as_bits(), None)
+        );
+    }
+    for ih in body.insts_in_order() {
+        let _ = writeln!(
+            out,
+            "{} | pressure {:>2} | in {}",
+            c.inst(ih),
+            live.pressure(ih),
+            c.regs(map, live.live_in(ih), Some(live.pred_live_in(ih)))
+        );
+    }
+    let at = live.max_pressure_at().map(|i| c.inst(i)).unwrap_or_default();
+    let _ = writeln!(out, "max pressure {} at {}", live.max_pressure(), at.trim_end());
 }

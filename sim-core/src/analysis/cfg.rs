@@ -179,7 +179,7 @@ impl Cfg {
     }
 
     /// Every block, in layout order.
-    pub fn blocks(&self) -> impl ExactSizeIterator<Item = Handle<Block>> {
+    pub fn blocks(&self) -> impl DoubleEndedIterator<Item = Handle<Block>> + ExactSizeIterator {
         (0..self.len() as u32).map(Handle::from_index)
     }
 

@@ -17,15 +17,19 @@
 //! | [`cfg`] | control-flow graph with a virtual exit; call sites |
 //! | [`dominators`] | dominators, dominance frontiers, post-dominators, reconvergence points |
 //! | [`loops`] | natural loops, nesting, irreducible flow |
+//! | [`liveness`] | live 32-bit register units per block and instruction, pressure, FineReg vectors |
 
 pub mod bitset;
 pub mod cfg;
 pub mod dominators;
+mod live_solver;
+pub mod liveness;
 pub mod loops;
 
 pub use bitset::{BitMatrix, BitSet, Bits};
 pub use cfg::{CallSite, Callee, Cfg};
 pub use dominators::{Dominators, PostDomNode, PostDominators};
+pub use liveness::{Liveness, UnitMap};
 pub use loops::{Loop, Loops};
 
 #[cfg(test)]

@@ -27,6 +27,7 @@
 //! | [`diagnostic`] | spans, line/column mapping, the one `Diagnostic` type (text and HTML) |
 //! | [`ir`] | the IR: modules, functions, blocks, typed instructions, text form, verifier |
 //! | [`ptx`] | the PTX front end: lexer, parser → AST, lowering → IR, emitter IR → PTX |
+//! | [`exec`] | the functional SIMT executor: launch setups, device memory, warps, instruction streams |
 //! | [`analysis`] | static analyses: CFG, (post-)dominators, loops, liveness, allocation, uniformity, use counts |
 //!
 //! No function in this crate panics on any input: bad input is returned as a value.
@@ -37,5 +38,6 @@ extern crate alloc;
 
 pub mod analysis;
 pub mod diagnostic;
+pub mod exec;
 pub mod ir;
 pub mod ptx;

@@ -41,3 +41,5 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
 
 pub mod analysis_dump;
 pub mod filetest;
+
+pub mod units;

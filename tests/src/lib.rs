@@ -42,4 +42,5 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
 pub mod analysis_dump;
 pub mod filetest;
 
+pub mod bfs;
 pub mod units;

@@ -24,7 +24,8 @@ use super::warp::{Env, Warp};
 pub struct Counters {
     /// Warp-instructions (every issue of an instruction by a warp).
     pub warp: u64,
-    /// Thread-instructions (active lanes of each issue).
+    /// Thread-instructions: lanes of each issue that are active and whose guard holds (what
+    /// GPGPU-Sim counts as `gpu_sim_insn`).
     pub thread: u64,
 }
 
@@ -139,7 +140,7 @@ pub fn run_warp(w: &mut Warp, cx: &mut StepCx<'_>, limit: u64) -> Result<Stop, E
             None => active,
         };
         cx.counters.warp += 1;
-        cx.counters.thread += u64::from(active.count_ones());
+        cx.counters.thread += u64::from(exec.count_ones());
         w.executed += 1;
         n += 1;
         let (kind, aux) = step(w, cx, func, di, top.pc, active, exec)?;

@@ -65,7 +65,7 @@ pub struct LaunchStats {
     pub block: [u32; 3],
     /// Warp-instructions.
     pub warp_instructions: u64,
-    /// Thread-instructions (active lanes of each warp-instruction).
+    /// Thread-instructions (active lanes whose guard holds, as GPGPU-Sim counts them).
     pub thread_instructions: u64,
 }
 

@@ -381,11 +381,11 @@ pub fn exec_cp_async(
         let n = src_size.map_or(u64::from(size), |s| w.read_lane(s, lane, env).min(u64::from(size))) as u32;
         for i in 0..size {
             let v = if i < n {
-                load(mem, &mut w.local, src.space, sa + u64::from(i), lane, 1).map_err(|f| (lane, f))?
+                load(mem, &mut w.local, src.space, sa.wrapping_add(u64::from(i)), lane, 1).map_err(|f| (lane, f))?
             } else {
                 0
             };
-            store(mem, &mut w.local, dst.space, da + u64::from(i), lane, 1, v).map_err(|f| (lane, f))?;
+            store(mem, &mut w.local, dst.space, da.wrapping_add(u64::from(i)), lane, 1, v).map_err(|f| (lane, f))?;
         }
     }
     Ok(())

@@ -194,11 +194,12 @@ pub fn round(hi: f64, lo: f64, fmt: Format, mode: Mode, satfinite: bool) -> u64 
     if a.is_infinite() {
         return sign | if satfinite { fmt.max_finite() } else { fmt.inf() };
     }
+    if a == 0.0 {
+        // Only a tail: a value far below every format's smallest subnormal.
+        return if lo == 0.0 { sign } else { round(lo, 0.0, fmt, mode, satfinite) };
+    }
     // Direction of the tail relative to the magnitude.
     let d = if neg { -lo } else { lo };
-    if a == 0.0 && d == 0.0 {
-        return sign;
-    }
     let mut t = fmt.trunc(a);
     if a == fmt.decode_mag(t) {
         if d == 0.0 {

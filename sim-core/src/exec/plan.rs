@@ -159,6 +159,27 @@ fn only_kernel(module: &Module) -> Result<String, LaunchError> {
     }
 }
 
+/// The width of addresses in `module`: its `.address_size`, else 64 bits if any kernel takes a
+/// 64-bit integer parameter (old PTX compiled with `-m64` has no `.address_size`), else 32.
+pub fn address_bits(module: &Module) -> u32 {
+    match module.address_size {
+        Some(bits) => bits,
+        None => {
+            let wide = module
+                .functions
+                .values()
+                .filter(|f| f.is_entry())
+                .flat_map(|f| &f.params)
+                .any(|p| p.ty.is_integer() && p.ty.bits() == 64 && p.dims.is_empty());
+            if wide {
+                64
+            } else {
+                32
+            }
+        }
+    }
+}
+
 /// Names of the kernels of `module` that can be launched.
 pub fn kernel_names(module: &Module) -> Vec<String> {
     module.functions.values().filter(|f| f.is_entry() && f.body.is_some()).map(|f| f.name.clone()).collect()
@@ -253,7 +274,7 @@ fn step(
             args.len()
         )));
     }
-    let ptr_bytes = if module.address_size == Some(64) { 8 } else { 4 };
+    let ptr_bytes = u64::from(address_bits(module) / 8);
     for (k, (param, &arg)) in func.params.iter().zip(&args).enumerate() {
         let entry = pool.get(arg).ok_or_else(|| {
             LaunchError::new(format!("{at}argument {k} refers to params[{arg}], which does not exist"))

@@ -27,15 +27,16 @@ struct Use {
     stored: bool,
 }
 
-/// For each parameter, how the kernel accesses memory through addresses derived from it.
-fn param_uses(func: &Function) -> BTreeMap<u32, Use> {
+/// For each pointer-sized parameter, how the kernel accesses memory through addresses derived
+/// from it.
+fn param_uses(func: &Function, ptr_bytes: u32) -> BTreeMap<u32, Use> {
     let mut uses: BTreeMap<u32, Use> = BTreeMap::new();
     let Some(body) = &func.body else { return uses };
     // Registers holding an address derived from parameter i.
     let mut origin: BTreeMap<Handle<Reg>, u32> = BTreeMap::new();
     for _ in 0..4 {
         for inst in body.insts.values() {
-            propagate(inst, &mut origin);
+            propagate(func, ptr_bytes, inst, &mut origin);
         }
     }
     for inst in body.insts.values() {
@@ -56,11 +57,15 @@ fn param_uses(func: &Function) -> BTreeMap<u32, Use> {
     uses
 }
 
-fn propagate(inst: &Inst, origin: &mut BTreeMap<Handle<Reg>, u32>) {
+fn propagate(func: &Function, ptr_bytes: u32, inst: &Inst, origin: &mut BTreeMap<Handle<Reg>, u32>) {
     let Some(Operand::Reg(d)) = inst.operands.first() else { return };
     let from_param = match (inst.opcode, inst.operands.get(1)) {
         (Opcode::Ld, Some(Operand::Address(a))) if inst.mods.space.is_some_and(|s| s.is_param()) => match a.base {
-            AddressBase::Symbol(Symbol::Param(i)) => Some(i),
+            AddressBase::Symbol(Symbol::Param(i))
+                if func.params.get(i as usize).is_some_and(|p| p.ty.size_bytes() == ptr_bytes) =>
+            {
+                Some(i)
+            }
             _ => None,
         },
         (Opcode::Ld, _) => None,
@@ -98,8 +103,11 @@ pub fn propose_launch(module: &Module, kernel: &str) -> LaunchSetup {
     let threads = u64::from(b[0] * b[1] * b[2]).max(1);
     setup.block = b.to_vec();
     setup.grid = alloc::vec![PROPOSED_ELEMENTS.div_ceil(threads) as u32, 1, 1];
-    let uses = param_uses(func);
-    let ptr_bytes = if module.address_size == Some(64) { 8 } else { 4 };
+    if has_dynamic_shared(module, func) {
+        setup.dynamic_smem = (threads * 8) as u32;
+    }
+    let ptr_bytes = super::plan::address_bits(module) / 8;
+    let uses = param_uses(func, ptr_bytes);
     let mut outputs = Vec::new();
     for (i, p) in func.params.iter().enumerate() {
         let used = uses.get(&(i as u32)).copied();
@@ -121,6 +129,14 @@ pub fn propose_launch(module: &Module, kernel: &str) -> LaunchSetup {
         setup.outputs = Some(outputs);
     }
     setup
+}
+
+/// True if the kernel (or the module) declares a shared array without a size.
+fn has_dynamic_shared(module: &Module, func: &Function) -> bool {
+    let unsized_shared =
+        |v: &crate::ir::Var| v.space.is_shared() && (v.dims.iter().any(Option::is_none) || v.size_bytes() == Some(0));
+    module.globals.values().any(unsized_shared)
+        || func.body.as_ref().is_some_and(|b| b.vars.values().any(unsized_shared))
 }
 
 fn scalar_for(p: &crate::ir::Param) -> ParamSpec {

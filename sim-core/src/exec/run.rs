@@ -114,7 +114,8 @@ impl Run {
     /// Checks `setup` against `module`, lays out device memory and decodes the kernels.
     pub fn new(module: &Module, setup: &LaunchSetup, options: RunOptions) -> Result<Run, ExecError> {
         let plan = plan(module, setup)?;
-        let layout = if module.address_size == Some(64) { AddressLayout::bits64() } else { AddressLayout::bits32() };
+        let layout =
+            if super::plan::address_bits(module) == 64 { AddressLayout::bits64() } else { AddressLayout::bits32() };
         let mut global = GlobalMemory::new(layout.global_base);
         let image = image::build(module, &mut global, layout).map_err(|m| ExecError::InvalidLaunch { message: m })?;
         let mut buffers = Vec::new();

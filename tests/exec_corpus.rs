@@ -2,6 +2,8 @@
 //! a small budget), ends with a defined outcome — outputs, a fault, an exhausted budget, an
 //! unsupported instruction, a trap or a deadlock — and never panics. The tally is printed.
 
+#![allow(clippy::print_stderr, reason = "the test reports each kernel's outcome and the tally")]
+
 use std::collections::BTreeMap;
 
 use reglab_tests::{corpus_dir, ptx_files};

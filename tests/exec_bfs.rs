@@ -39,4 +39,3 @@ fn bfs_sample_graph_gives_the_expected_costs() {
         assert_eq!(ours.thread_instructions, *insn, "{kernel}: thread-instructions differ from GPGPU-Sim's");
     }
 }
-

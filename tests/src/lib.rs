@@ -43,4 +43,5 @@ pub mod analysis_dump;
 pub mod filetest;
 
 pub mod bfs;
+pub mod exec_case;
 pub mod units;

@@ -11,23 +11,26 @@ pub fn launch_header(src: &str) -> Option<&str> {
 
 /// The pretty JSON outcome of running `src` with its header's launch setup.
 pub fn run_case(src: &str) -> String {
-    let outcome = match sim_core::ptx::compile(src) {
-        Err(d) => serde_json::json!({"compile_error": d.iter().map(|d| d.message.clone()).collect::<Vec<_>>()}),
+    let mut text = match sim_core::ptx::compile(src) {
+        Err(d) => serde_json::to_string_pretty(&serde_json::json!({
+            "compile_error": d.iter().map(|d| d.message.clone()).collect::<Vec<_>>()
+        })),
         Ok(module) => {
             let result = LaunchSetup::from_json(launch_header(src).unwrap_or("{}"))
                 .map_err(sim_core::exec::ExecError::from)
                 .and_then(|setup| Run::new(&module, &setup, RunOptions::default()))
                 .and_then(|mut run| run.run_to_end());
             match result {
-                Ok(r) => serde_json::to_value(&r).unwrap_or_default(),
+                // Serialized directly (not through serde_json::Value) so f32 values print as f32.
+                Ok(r) => serde_json::to_string_pretty(&r),
                 Err(mut e) => {
                     e.locate(src);
-                    serde_json::json!({ "error": e })
+                    serde_json::to_string_pretty(&serde_json::json!({ "error": e }))
                 }
             }
         }
-    };
-    let mut text = serde_json::to_string_pretty(&outcome).unwrap_or_default();
+    }
+    .unwrap_or_default();
     text.push('\n');
     text
 }

@@ -44,7 +44,7 @@ fn unit_kernels_through_the_binary() {
         let ptx = case.ptx.display().to_string();
         let (code, json) = exec(&[&ptx, "--launch", &launch.display().to_string(), "--json"]);
         assert_eq!(code, 0, "{}: {json}", case.name);
-        let last = json["outputs"].as_object().and_then(|o| o.values().last()).cloned().unwrap_or(Json::Null);
+        let last = json["outputs"].as_object().and_then(|o| o.values().next_back()).cloned().unwrap_or(Json::Null);
         assert_eq!(bits(&last, case.output.0), case.expected_bits(), "{}", case.name);
         let _ = std::fs::remove_file(launch);
     }

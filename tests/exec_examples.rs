@@ -347,3 +347,36 @@ fn reduction_two_kernels() {
     assert_eq!(out[&1], bits(&per_block));
     assert_eq!(out[&3], bits(&[sum]));
 }
+
+/// The fingerprint `sim-core/tests/wasm_exec_bench.rs` checks in the browser: FNV-1a over the
+/// outputs and counts of a 128 x 128 matmul. Equal natively and in WebAssembly: determinism.
+#[test]
+fn matmul_fingerprint_matches_the_browser_test() {
+    let m = module("matmul_tiled");
+    let setup = LaunchSetup::from_json(
+        r#"{"kernel": "_Z11matmulTiledPKfS0_Pfi", "grid": [8, 8], "block": [16, 16],
+  "params": [{"buffer": {"type": "f32", "len": 16384, "init": "random:1"}},
+             {"buffer": {"type": "f32", "len": 16384, "init": "random:2"}},
+             {"buffer": {"type": "f32", "len": 16384}}, {"scalar": {"type": "s32", "value": 128}}],
+  "outputs": [2]}"#,
+    );
+    assert!(setup.is_ok());
+    let Ok(setup) = setup else { return };
+    let r = run(&m, &setup);
+    assert!(r.is_ok());
+    let Ok(r) = r else { return };
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut mix = |v: u64| {
+        for b in v.to_le_bytes() {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    };
+    for v in r.outputs.values().flatten() {
+        mix(v.to_bits(ElemType::F32).unwrap_or(0));
+    }
+    mix(r.warp_instructions);
+    mix(r.thread_instructions);
+    assert_eq!(h, MATMUL_FINGERPRINT, "{h:#x}");
+}
+
+const MATMUL_FINGERPRINT: u64 = 0xc47d_f044_8e78_8d40;

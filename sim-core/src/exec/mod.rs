@@ -29,6 +29,7 @@ pub mod execute;
 pub mod image;
 pub mod launch;
 pub mod memory;
+pub mod op;
 pub mod plan;
 pub mod program;
 pub mod propose;

@@ -8,6 +8,8 @@
 //! // frame of f: buf at 0, x at 16, r at 20; frame_bytes 24
 //! ```
 
+mod control;
+mod memory;
 mod operand;
 mod ops;
 

@@ -62,8 +62,8 @@ impl<'a> BodyCx<'_, 'a> {
         Some(Inst { opcode: inst.opcode, guard, mods: decoded.mods, types: decoded.types, operands })
     }
 
-    fn error_count(&self) -> usize {
-        self.m.diags.iter().filter(|d| d.severity == crate::diagnostic::Severity::Error).count()
+    fn error_count(&mut self) -> usize {
+        self.m.error_count()
     }
 
     /// A call target: a function, a register or prototype-typed value; a name declared nowhere is
@@ -72,10 +72,11 @@ impl<'a> BodyCx<'_, 'a> {
         match self.operand(0, &ast::OperandAst::Name { name, component: None }) {
             Ok(op) => op,
             Err(_) => {
-                let externals = &mut self.m.module.externals;
-                let index = match externals.iter().position(|e| e == name.text) {
-                    Some(i) => i,
+                let index = match self.m.externals.get(name.text) {
+                    Some(&i) => i as usize,
                     None => {
+                        let externals = &mut self.m.module.externals;
+                        self.m.externals.insert(name.text, externals.len() as u32);
                         externals.push(name.text.into());
                         self.m.diags.push(
                             Diagnostic::warning(

@@ -154,6 +154,8 @@ keyword_enum! {
         L2EvictFirst = ".L2::evict_first",
         /// L2 evict last.
         L2EvictLast = ".L2::evict_last",
+        /// L2 keep current priority.
+        L2EvictUnchanged = ".L2::evict_unchanged",
     }
 }
 
@@ -161,6 +163,18 @@ impl Eviction {
     /// True for the `.L1::…` hints.
     pub fn is_l1(self) -> bool {
         self.as_str().starts_with(".L1")
+    }
+}
+
+keyword_enum! {
+    /// How `createpolicy` builds a cache policy.
+    PolicyKind {
+        /// A fraction of the accesses gets the primary priority.
+        Fractional = ".fractional",
+        /// An address range gets the primary priority.
+        Range = ".range",
+        /// Converts a CUDA access property.
+        Cvt = ".cvt",
     }
 }
 
@@ -635,8 +649,12 @@ pub struct Modifiers {
     pub nc: bool,
     /// `.L1::…` eviction priority.
     pub l1_eviction: Option<Eviction>,
-    /// `.L2::…` eviction priority.
+    /// `.L2::…` eviction priority (the primary priority of `createpolicy`).
     pub l2_eviction: Option<Eviction>,
+    /// Secondary `.L2::…` priority of `createpolicy`.
+    pub l2_eviction_secondary: Option<Eviction>,
+    /// Kind of `createpolicy`.
+    pub policy: Option<PolicyKind>,
     /// `.L2::cache_hint`: an extra cache-policy operand follows.
     pub l2_cache_hint: bool,
     /// `.L2::64B`/`128B`/`256B` prefetch size.

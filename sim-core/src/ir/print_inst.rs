@@ -144,6 +144,14 @@ fn modifier_words(w: &mut Words<'_, '_>, inst: &Inst) -> fmt::Result {
             w.opt(m.level)?;
             w.memory_hints()
         }
+        Createpolicy => {
+            w.opt(m.policy)?;
+            w.opt(m.space)?;
+            w.opt(m.l2_eviction)?;
+            w.opt(m.l2_eviction_secondary)?;
+            w.opt(m.level)?;
+            w.types(inst)
+        }
         Cvta | Isspacep | Mapa | Getctarank => {
             w.flag(m.to_space, ".to")?;
             w.opt(m.space)?;
@@ -380,11 +388,13 @@ fn write_address(out: &mut dyn Write, names: &Names<'_>, a: &Address) -> fmt::Re
     out.write_str("]")
 }
 
-/// Writes an immediate: integers in decimal (negative if the top bit is set), floats by their
-/// exact bits (`0f3F800000`, `0d3FF0000000000000`).
+/// Writes an immediate: integers in decimal up to 65535, larger ones in hex (masks read better),
+/// negative if the top bit is set; floats by their exact bits (`0f3F800000`,
+/// `0d3FF0000000000000`).
 pub fn write_imm(out: &mut dyn Write, imm: Imm) -> fmt::Result {
     match imm {
         Imm::Int(v) if (v as i64) < 0 => write!(out, "{}", v as i64),
+        Imm::Int(v) if v > 0xFFFF => write!(out, "0x{v:X}"),
         Imm::Int(v) => write!(out, "{v}"),
         Imm::F32(bits) => write!(out, "0f{bits:08X}"),
         Imm::F64(bits) => write!(out, "0d{bits:016X}"),

@@ -14,9 +14,9 @@ use alloc::vec::Vec;
 
 use crate::ir::{
     AtomOp, BarMode, BoolOp, CacheLevel, CacheOp, CmpOp, Completion, Component, Eviction, Frag, FunnelMode, IncDec,
-    Layout, MatchMode, MatrixCount, MemSem, Modifiers, MulMode, Precision, PrefetchSize, PrmtMode, ProxyKind, ReduceOp,
-    Rounding, Scope, Shape, ShflMode, ShiftDir, StateSpace, SurfClamp, SurfMode, TestpOp, TexGeom, TexLod, TexQuery,
-    Type, TypeList, VecWidth, VoteMode,
+    Layout, MatchMode, MatrixCount, MemSem, Modifiers, MulMode, PolicyKind, Precision, PrefetchSize, PrmtMode,
+    ProxyKind, ReduceOp, Rounding, Scope, Shape, ShflMode, ShiftDir, StateSpace, SurfClamp, SurfMode, TestpOp, TexGeom,
+    TexLod, TexQuery, Type, TypeList, VecWidth, VoteMode,
 };
 
 /// A kind of modifier (which field of [`Modifiers`] it fills).
@@ -84,6 +84,7 @@ pub enum Kind {
     Bmma,
     Popc,
     Multicast,
+    Policy,
 }
 
 /// A word recognised as a modifier of some kind.
@@ -127,6 +128,7 @@ enum Interp {
     Completion(Completion),
     IncDec(IncDec),
     Bmma(BoolOp),
+    Policy(PolicyKind),
 }
 
 /// The spelling of each flag kind.
@@ -202,6 +204,7 @@ fn parse_as(kind: Kind, word: &str) -> Option<Interp> {
         Kind::Level => CacheLevel::from_keyword(word).map(Interp::Level),
         Kind::Completion => Completion::from_keyword(word).map(Interp::Completion),
         Kind::IncDec => IncDec::from_keyword(word).map(Interp::IncDec),
+        Kind::Policy => PolicyKind::from_keyword(word).map(Interp::Policy),
         Kind::Bmma => match word {
             ".xor" => Some(Interp::Bmma(BoolOp::Xor)),
             ".and" => Some(Interp::Bmma(BoolOp::And)),
@@ -255,6 +258,7 @@ fn spellings(kind: Kind) -> Vec<&'static str> {
         Kind::Level => all(CacheLevel::ALL, CacheLevel::as_str),
         Kind::Completion => all(Completion::ALL, Completion::as_str),
         Kind::IncDec => all(IncDec::ALL, IncDec::as_str),
+        Kind::Policy => all(PolicyKind::ALL, PolicyKind::as_str),
         _ => Vec::new(),
     }
 }
@@ -282,11 +286,14 @@ pub struct Decoded {
     pub types: TypeList,
 }
 
-fn set<T: Copy + PartialEq>(slot: &mut Option<T>, v: T, word: &str) -> Result<(), String> {
+fn set<T: Copy + PartialEq + core::fmt::Display>(slot: &mut Option<T>, v: T, word: &str) -> Result<(), String> {
     match slot.replace(v) {
         None => Ok(()),
         Some(old) if old == v => Err(format!("modifier '{word}' is repeated")),
-        Some(_) => Err(format!("modifier '{word}' conflicts with an earlier modifier of the same kind")),
+        Some(old) => {
+            *slot = Some(old);
+            Err(format!("modifier '{word}' conflicts with '{old}'"))
+        }
     }
 }
 
@@ -304,7 +311,10 @@ impl Decoded {
         if max_types > 0 {
             if let Some(t) = Type::from_keyword(word) {
                 if self.types.len() >= max_types || !self.types.push(t) {
-                    return Err(format!("too many types: '{word}' is type number {}", self.types.len() + 1));
+                    let plural = if max_types == 1 { "" } else { "s" };
+                    return Err(format!(
+                        "type '{word}' is one too many: this instruction takes {max_types} type{plural}"
+                    ));
                 }
                 return Ok(true);
             }
@@ -331,6 +341,9 @@ impl Decoded {
             Interp::Space(v) => set(&mut m.space, v, word),
             Interp::Cache(v) => set(&mut m.cache, v, word),
             Interp::Eviction(v) if v.is_l1() => set(&mut m.l1_eviction, v, word),
+            Interp::Eviction(v) if m.policy.is_some() && m.l2_eviction.is_some() => {
+                set(&mut m.l2_eviction_secondary, v, word)
+            }
             Interp::Eviction(v) => set(&mut m.l2_eviction, v, word),
             Interp::PrefetchSize(v) => set(&mut m.prefetch_size, v, word),
             Interp::Sem(v) => set(&mut m.sem, v, word),
@@ -362,6 +375,7 @@ impl Decoded {
             Interp::Completion(v) => set(&mut m.completion, v, word),
             Interp::IncDec(v) => set(&mut m.inc_dec, v, word),
             Interp::Bmma(v) => set(&mut m.bmma_op, v, word),
+            Interp::Policy(v) => set(&mut m.policy, v, word),
             Interp::Flag(kind) => self.apply_flag(kind, word),
         }
     }
@@ -430,6 +444,7 @@ pub fn is_set(kind: Kind, m: &Modifiers) -> bool {
         Kind::Frag => m.frag.is_some(),
         Kind::Matrices => m.matrices.is_some(),
         Kind::IncDec => m.inc_dec.is_some(),
+        Kind::Policy => m.policy.is_some(),
         Kind::Sync => m.sync,
         _ => true,
     }
@@ -459,6 +474,7 @@ pub fn describe(kind: Kind) -> &'static str {
         Kind::Frag => "fragment (.a, .b, .c or .d)",
         Kind::Matrices => "matrix count (.x1, .x2 or .x4)",
         Kind::IncDec => "direction (.inc or .dec)",
+        Kind::Policy => "policy kind (.fractional, .range or .cvt)",
         Kind::Sync => ".sync",
         _ => "modifier",
     }

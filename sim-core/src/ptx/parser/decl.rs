@@ -241,7 +241,7 @@ impl<'a> Parser<'a> {
     pub(super) fn pragma(&mut self) -> PResult<ast::Name<'a>> {
         self.pos += 1;
         let s = self.string("a pragma")?;
-        self.expect_punct(";", "after .pragma")?;
+        self.expect_semicolon("after .pragma")?;
         Ok(s)
     }
 
@@ -336,7 +336,7 @@ impl<'a> Parser<'a> {
         while self.eat_punct(",") {
             names.push(self.decl_name()?);
         }
-        self.expect_punct(";", "after a declaration")?;
+        self.expect_semicolon("after the declaration")?;
         Ok(VarDecl { span: start.join(self.prev_span()), linkage, space, align, vec, ty, names })
     }
 

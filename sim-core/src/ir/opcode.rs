@@ -441,31 +441,12 @@ impl Opcode {
 pub fn suggest(name: &str) -> Option<&'static str> {
     let mut best: Option<(usize, &'static str)> = None;
     for op in Opcode::ALL {
-        let d = edit_distance(name, op.name());
+        let d = crate::diagnostic::edit_distance(name, op.name());
         if best.is_none_or(|(bd, _)| d < bd) {
             best = Some((d, op.name()));
         }
     }
     best.filter(|(d, cand)| *d <= 2.max(cand.len() / 3)).map(|(_, n)| n)
-}
-
-/// Levenshtein distance over bytes (names are ASCII), bounded to short inputs.
-pub fn edit_distance(a: &str, b: &str) -> usize {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() > 64 || b.len() > 64 {
-        return a.len().max(b.len());
-    }
-    let mut prev: alloc::vec::Vec<usize> = (0..=b.len()).collect();
-    let mut cur = alloc::vec![0; b.len() + 1];
-    for (i, &ca) in a.iter().enumerate() {
-        cur[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let cost = usize::from(!ca.eq_ignore_ascii_case(&cb));
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        core::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
 }
 
 #[cfg(test)]

@@ -11,7 +11,8 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::function::BodyCx;
-use super::mods::{describe, is_set, nearest_modifier, Decoded};
+use super::mods::Decoded;
+use super::mods_info::{describe, is_set, nearest_modifier};
 use super::opspec::{op_spec, takes_two_layouts, takes_two_spaces};
 use crate::diagnostic::Diagnostic;
 use crate::ir::{Guard, Inst, Opcode, Operand, ProxyKind, Symbol};

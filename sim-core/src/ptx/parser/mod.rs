@@ -15,6 +15,8 @@
 mod body;
 mod decl;
 pub mod literal;
+mod signature;
+mod var;
 
 use alloc::format;
 use alloc::vec::Vec;

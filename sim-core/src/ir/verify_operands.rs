@@ -128,6 +128,15 @@ impl Checker<'_, '_> {
         if self.inst.opcode == Bra && !matches!(self.inst.operands.first(), Some(Operand::Label(_))) {
             self.error("'bra' needs a label".into());
         }
+        if self.inst.opcode == BrxIdx {
+            let labels = match self.inst.operands.get(1) {
+                Some(Operand::List(items)) => !items.is_empty() && items.iter().all(|o| matches!(o, Operand::Label(_))),
+                _ => false,
+            };
+            if !labels {
+                self.error("'brx.idx' needs a .branchtargets list of labels".into());
+            }
+        }
         let data = match self.inst.opcode {
             Ld | Ldu | Atom => self.inst.operands.first(),
             St | Red => self.inst.operands.get(1),

@@ -87,8 +87,14 @@ impl<'a> Parser<'a> {
                 if self.at_dot(".callprototype") {
                     out.push(Statement::Prototype(self.prototype(name)?));
                 } else if matches!(self.peek_text(), ".branchtargets" | ".calltargets") {
-                    let (s, w) = (self.here(), self.peek_text());
-                    return Err(self.unknown_directive(s, w));
+                    let calls = self.peek_text() == ".calltargets";
+                    self.pos += 1;
+                    let mut targets = alloc::vec![self.name("a target")?];
+                    while self.eat_punct(",") {
+                        targets.push(self.name("a target")?);
+                    }
+                    self.expect_semicolon("after the target list")?;
+                    out.push(Statement::Targets { name, calls, targets });
                 } else {
                     out.push(Statement::Label(name));
                 }
@@ -134,6 +140,11 @@ impl<'a> Parser<'a> {
                     _ => Linkage::Common,
                 };
                 out.push(Statement::Var(self.var_decl(linkage, start)?));
+            }
+            ".branchtargets" | ".calltargets" => {
+                let d = Diagnostic::error(start, format!("'{word}' must follow the label that names the list"))
+                    .with_hint(format!("write `targets: {word} a, b;`"));
+                return Err(self.push(d));
             }
             _ => return Err(self.unknown_directive(start, word)),
         }

@@ -100,17 +100,15 @@ impl<'a> BodyCx<'_, 'a> {
     fn collect_labels(&mut self, stmts: &[Statement<'a>]) {
         for stmt in stmts {
             match stmt {
-                Statement::Label(name) => {
-                    if !self.label_names.insert(name.text) {
-                        let d = Diagnostic::error(name.span, format!("label '{}' is defined twice", name.text));
-                        self.m.diags.push(d);
-                    }
+                Statement::Label(name) if !self.label_names.insert(name.text) => {
+                    let d = Diagnostic::error(name.span, format!("label '{}' is defined twice", name.text));
+                    self.m.diags.push(d);
                 }
-                Statement::Targets { name, calls, targets } => {
-                    if self.target_lists.insert(name.text, (*calls, targets.clone())).is_some() {
-                        let d = Diagnostic::error(name.span, format!("target list '{}' is defined twice", name.text));
-                        self.m.diags.push(d);
-                    }
+                Statement::Targets { name, calls, targets }
+                    if self.target_lists.insert(name.text, (*calls, targets.clone())).is_some() =>
+                {
+                    let d = Diagnostic::error(name.span, format!("target list '{}' is defined twice", name.text));
+                    self.m.diags.push(d);
                 }
                 _ => {}
             }

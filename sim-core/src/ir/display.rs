@@ -258,7 +258,8 @@ fn write_prototype(out: &mut dyn Write, p: &Prototype) -> fmt::Result {
 
 /// Writes the register declarations, grouping `%r0 … %rN-1` of one type as `%r<N>`.
 fn write_regs(out: &mut dyn Write, body: &Body) -> fmt::Result {
-    let regs: alloc::vec::Vec<_> = body.regs.values().collect();
+    let regs: alloc::vec::Vec<_> =
+        body.regs.iter().filter(|(h, _)| !body.param_regs.contains(h)).map(|(_, r)| r).collect();
     let mut i = 0;
     while let Some(first) = regs.get(i) {
         let run = first.name.strip_suffix('0').map_or(1, |prefix| {

@@ -374,6 +374,10 @@ pub struct Body {
     pub locs: Vec<Option<DebugLoc>>,
     /// `.pragma`s in the body.
     pub pragmas: Vec<BodyPragma>,
+    /// The registers that hold old-style `.reg` parameters (`.func (.reg .u32 r) f(.reg .u32 a)`):
+    /// return registers first, then parameter registers, in signature order. Such registers are
+    /// declared by the signature, not in the body.
+    pub param_regs: Vec<Handle<Reg>>,
 }
 
 impl Body {

@@ -101,6 +101,10 @@ impl<'m> Verifier<'m> {
         if let Some(i) = owner.iter().position(Option::is_none) {
             self.error(span, format!("instruction {i} of '{}' belongs to no block", func.name));
         }
+        let reg_params = func.returns.iter().chain(&func.params).filter(|p| p.space == super::StateSpace::Reg).count();
+        if body.param_regs.len() != reg_params || body.param_regs.iter().any(|r| !body.regs.contains(*r)) {
+            self.error(span, format!("'{}' does not map each .reg parameter to one register", func.name));
+        }
         if body.locs.len() != body.insts.len() {
             self.error(
                 span,

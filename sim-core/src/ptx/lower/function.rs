@@ -88,6 +88,7 @@ impl<'a> BodyCx<'_, 'a> {
             if p.space == StateSpace::Reg {
                 let h = self.body.regs.alloc(Reg { name: p.name.text.into(), ty: p.ty, class: p.ty.width_class() });
                 self.body.reg_spans.insert(h, p.name.span);
+                self.body.param_regs.push(h);
                 if let Some(scope) = self.scopes.first_mut() {
                     scope.insert(Cow::Borrowed(p.name.text), Local::Reg(h));
                 }

@@ -1,4 +1,4 @@
-//! The PTX parser: tokens → [`ast::Module`](crate::ptx::ast::Module), reporting every error it can
+//! The PTX parser: tokens → [`ast::Module`], reporting every error it can
 //! with a span, a message and (where one helps) a hint, and recovering at `;` and `}`.
 //!
 //! ```text

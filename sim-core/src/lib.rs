@@ -47,7 +47,7 @@
 //! | module | stage |
 //! |---|---|
 //! | [`diagnostic`] | spans, line/column mapping, the one `Diagnostic` type (text and HTML) |
-//! | [`ir`] | the IR: modules, functions, blocks, typed instructions, text form, verifier, queries |
+//! | [`ir`] | the IR: modules, functions, blocks, typed instructions, text form, verifier |
 //! | [`ptx`] | the PTX front end: lexer, parser → AST, lowering → IR, emitter IR → PTX |
 //!
 //! No function in this crate panics on any input: bad input is returned as a value.

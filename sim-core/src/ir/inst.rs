@@ -21,7 +21,7 @@ use super::arena::Handle;
 use super::modifiers::{Modifiers, TypeList};
 use super::module::{Block, Function, Prototype, Reg, Var};
 use super::opcode::Opcode;
-use super::special::SpecialReg;
+pub use super::special::{Dim, SpecialReg};
 use super::types::Type;
 
 /// One PTX instruction.

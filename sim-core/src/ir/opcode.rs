@@ -9,6 +9,9 @@
 
 use serde::{Deserialize, Serialize};
 
+/// Re-exported where it used to live (it moved to [`crate::diagnostic`]).
+pub use crate::diagnostic::edit_distance;
+
 macro_rules! opcodes {
     ($($(#[$meta:meta])* $variant:ident = $text:literal,)*) => {
         /// A PTX instruction name.

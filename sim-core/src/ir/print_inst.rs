@@ -13,7 +13,7 @@ use super::inst::{Address, AddressBase, Imm, Inst, Operand, Symbol};
 use super::modifiers::Modifiers;
 use super::module::{Body, Function, Module};
 use super::opcode::Opcode;
-use super::special::write_special;
+pub use super::special::{special_name, special_type, write_special};
 
 /// What names in an instruction refer to: its module, function and body.
 #[derive(Clone, Copy)]

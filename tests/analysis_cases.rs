@@ -29,7 +29,10 @@ cases!(
     liveness_call,
     liveness_loop_pairs,
     loops_nested,
-    postdom_divergent_loop
+    postdom_divergent_loop,
+    uniformity_divergence,
+    uniformity_sources,
+    uses_counts,
 );
 
 #[test]

@@ -17,20 +17,29 @@
 //! | [`cfg`] | control-flow graph with a virtual exit; call sites |
 //! | [`dominators`] | dominators, dominance frontiers, post-dominators, reconvergence points |
 //! | [`loops`] | natural loops, nesting, irreducible flow |
+//! | [`def_use`] | reaching definitions, def-use and use-def chains |
+//! | [`uniformity`] | values equal across a warp, divergent branches |
+//! | [`use_counts`] | static uses per definition, reads-per-value histogram |
 //! | [`liveness`] | live 32-bit register units per block and instruction, pressure, FineReg vectors |
 
 pub mod bitset;
 pub mod cfg;
+pub mod def_use;
 pub mod dominators;
 mod live_solver;
 pub mod liveness;
 pub mod loops;
+pub mod uniformity;
+pub mod use_counts;
 
 pub use bitset::{BitMatrix, BitSet, Bits};
 pub use cfg::{CallSite, Callee, Cfg};
+pub use def_use::{Def, DefId, DefUse, Use, UseId};
 pub use dominators::{Dominators, PostDomNode, PostDominators};
 pub use liveness::{Liveness, UnitMap};
 pub use loops::{Loop, Loops};
+pub use uniformity::{Uniformity, UniformityOptions};
+pub use use_counts::{ReadsHistogram, UseCounts};
 
 #[cfg(test)]
 pub(crate) mod test_util {

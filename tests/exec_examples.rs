@@ -9,7 +9,7 @@ use sim_core::exec::launch::buffer_bytes;
 use sim_core::exec::{run, BufferSpec, ElemType, Init, LaunchSetup, ParamSpec, ScalarSpec, ScalarValue, Value};
 
 fn module(name: &str) -> sim_core::ir::Module {
-    let path = reglab_tests::filetest::cases_dir("exec").join("examples").join(format!("{name}.ptx"));
+    let path = reglab_tests::exec_case::cases_dir().join("examples").join(format!("{name}.ptx"));
     let src = std::fs::read_to_string(&path).unwrap_or_default();
     let m = sim_core::ptx::compile(&src);
     assert!(m.is_ok(), "{}: {:?}", path.display(), m.as_ref().err());

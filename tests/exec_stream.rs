@@ -2,11 +2,11 @@
 //! masks, per-lane addresses and (on request) values, barriers marked; one CTA at a time; the
 //! same stream on every run; and the launch examples in the docs parse.
 
-use reglab_tests::filetest::cases_dir;
+use reglab_tests::exec_case::cases_dir;
 use sim_core::exec::{LaunchSetup, RecordKind, Run, RunOptions, TraceOptions};
 
 fn traced(name: &str, launch: &str, values: bool) -> (Vec<sim_core::exec::CtaTrace>, u64) {
-    let src = std::fs::read_to_string(cases_dir("exec").join(name)).unwrap_or_default();
+    let src = std::fs::read_to_string(cases_dir().join(name)).unwrap_or_default();
     let module = sim_core::ptx::compile(&src).unwrap_or_default();
     let setup = LaunchSetup::from_json(launch);
     assert!(setup.is_ok(), "{setup:?}");

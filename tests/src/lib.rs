@@ -2,6 +2,8 @@
 //! file-test convention (`tests/cases/<area>/<name>.ptx` with a sibling `.expected`, `BLESS=1` to
 //! regenerate).
 
+pub mod analysis_dump;
+
 use std::path::{Path, PathBuf};
 
 /// The PTX corpus directory: `$REGLAB_CORPUS`, else `../shared/corpus/ptx` beside the repository.
@@ -38,9 +40,6 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
         }
     }
 }
-
-pub mod analysis_dump;
-pub mod filetest;
 
 pub mod bfs;
 pub mod exec_case;

@@ -13,24 +13,46 @@
 //!
 //! | module | analysis |
 //! |---|---|
+//! | [`kernel`] | every analysis of a function / module at once; registers per thread with callees |
+//! | [`annotations`] | per-instruction facts for listings, with hooks for later analyses |
 //! | [`bitset`] | compact bit sets over 32-bit register units or definitions |
 //! | [`cfg`] | control-flow graph with a virtual exit; call sites |
 //! | [`dominators`] | dominators, dominance frontiers, post-dominators, reconvergence points |
 //! | [`loops`] | natural loops, nesting, irreducible flow |
+//! | [`def_use`] | reaching definitions, def-use and use-def chains |
+//! | [`regalloc`] | registers per thread: interference-graph colouring with pairs, coalescing, rematerialisation |
+//! | [`uniformity`] | values equal across a warp, divergent branches |
+//! | [`use_counts`] | static uses per definition, reads-per-value histogram |
 //! | [`liveness`] | live 32-bit register units per block and instruction, pressure, FineReg vectors |
 
+mod alloc_target;
+mod alloc_values;
+pub mod annotations;
 pub mod bitset;
 pub mod cfg;
+pub mod def_use;
 pub mod dominators;
+mod interference;
+pub mod kernel;
 mod live_solver;
 pub mod liveness;
 pub mod loops;
+pub mod regalloc;
+pub mod uniformity;
+pub mod use_counts;
 
+pub use alloc_target::AllocTarget;
+pub use annotations::{declared_width, Annotations, DefInfo, InstInfo, Width};
 pub use bitset::{BitMatrix, BitSet, Bits};
 pub use cfg::{CallSite, Callee, Cfg};
+pub use def_use::{Def, DefId, DefUse, Use, UseId};
 pub use dominators::{Dominators, PostDomNode, PostDominators};
+pub use kernel::{AnalysisOptions, KernelAnalysis, ModuleAnalysis};
 pub use liveness::{Liveness, UnitMap};
 pub use loops::{Loop, Loops};
+pub use regalloc::Allocation;
+pub use uniformity::{Uniformity, UniformityOptions};
+pub use use_counts::{ReadsHistogram, UseCounts};
 
 #[cfg(test)]
 pub(crate) mod test_util {

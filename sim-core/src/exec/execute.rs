@@ -334,7 +334,7 @@ fn step(
             return Ok((RecordKind::Branch, 0));
         }
         Op::Call { target, rets, args } => {
-            calls::call(w, cx, func, di, target, rets, args, m)?;
+            calls::call(w, cx, func, di, target, (rets, args), m, (pc, active))?;
             return Ok((RecordKind::Call, 0));
         }
         Op::Ret => {

@@ -1,6 +1,7 @@
-//! Tensor-core instructions on real PTX: the corpus's Volta `wmma` kernel (GPGPU-Sim's
-//! tensor_core_wmma, sm_70: `wmma.load.a.row`, `wmma.load.b.col`, `wmma.mma`, `wmma.store.d.col`,
-//! `%clock` and a `vprintf` call) against a plain Rust matrix product.
+//! Corpus kernels whose results are easy to state, against plain Rust: the Volta `wmma` kernel
+//! (GPGPU-Sim's tensor_core_wmma, sm_70: `wmma.load.a.row`, `wmma.load.b.col`, `wmma.mma`,
+//! `wmma.store.d.col`, `%clock` and a `vprintf` call) and gpuocelot's indirect-call test (lanes of
+//! one warp calling four different functions through one `call` instruction).
 
 use reglab_tests::corpus_dir;
 use sim_core::exec::launch::buffer_bytes;
@@ -45,5 +46,25 @@ fn corpus_wmma_kernel_multiplies_a_16x16_tile() {
         }
     }
     let got: Vec<u64> = result.outputs[&2].iter().map(|v| v.to_bits(ElemType::F32).unwrap_or(u64::MAX)).collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn corpus_indirect_calls_diverge_and_reconverge() {
+    let src = std::fs::read_to_string(corpus_dir().join("gpuocelot/ocelot_test__indirectCall.ptx"));
+    let module = sim_core::ptx::compile(&src.unwrap_or_default());
+    assert!(module.is_ok());
+    let Ok(module) = module else { return };
+    let setup = LaunchSetup::from_json(
+        r#"{"kernel": "kernelEntry", "grid": [2], "block": [48],
+            "params": [{"buffer": {"type": "s32", "len": 96}}, {"scalar": {"type": "u32", "value": 5}}]}"#,
+    );
+    assert!(setup.is_ok(), "{setup:?}");
+    let Ok(setup) = setup else { return };
+    let result = run(&module, &setup);
+    assert!(result.is_ok(), "{:?}", result.as_ref().err().map(ToString::to_string));
+    let Ok(result) = result else { return };
+    let got: Vec<u64> = result.outputs[&0].iter().map(|v| v.to_bits(ElemType::S32).unwrap_or(u64::MAX)).collect();
+    let want: Vec<u64> = (0..96u64).map(|i| i * (2 + ((i + 5) & 3))).collect();
     assert_eq!(got, want);
 }

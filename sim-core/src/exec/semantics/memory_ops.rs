@@ -13,7 +13,7 @@
 use alloc::vec::Vec;
 
 use super::super::memory::{AccessFault, FaultReason};
-use super::super::program::{Dst, MemRef, Src};
+use super::super::program::{Dst, FMode, FloatOp, MemRef, Src};
 use super::super::warp::{Env, Lanes, Warp, ZERO};
 pub use super::access::{address, addresses, lanes, load, store, Accessed, MemCtx};
 use super::access::{fast_load, fast_store, fault};
@@ -124,103 +124,59 @@ pub fn atomic(op: AtomOp, ty: Type, old: u64, b: u64, c: u64) -> u64 {
     let bits = ty.bits();
     let mask = if bits >= 64 { u64::MAX } else { (1 << bits) - 1 };
     let (o, b, c) = (old & mask, b & mask, c & mask);
-    let signed = ty.is_signed_int();
-    let sx = |v: u64| ((v << (64 - bits)) as i64) >> (64 - bits);
     let r = match op {
         AtomOp::And => o & b,
         AtomOp::Or => o | b,
         AtomOp::Xor => o ^ b,
         AtomOp::Exch => b,
-        AtomOp::Cas => {
-            if o == b {
-                c
-            } else {
-                o
-            }
-        }
-        AtomOp::Inc => {
-            if o >= b {
-                0
-            } else {
-                o + 1
-            }
-        }
-        AtomOp::Dec => {
-            if o == 0 || o > b {
-                b
-            } else {
-                o - 1
-            }
-        }
-        AtomOp::Add => match ty {
-            Type::F32 => {
-                let m = super::super::program::FMode { ftz: true, ..super::super::program::FMode::PLAIN };
-                float::f32_lane(super::super::program::FloatOp::Add, m, o, b, 0)
-            }
-            Type::F64 => {
-                float::f64_lane(super::super::program::FloatOp::Add, super::super::program::FMode::PLAIN, o, b, 0)
-            }
-            Type::F16 | Type::F16x2 | Type::Bf16 | Type::Bf16x2 => {
-                let (fmt, halves) = match ty {
-                    Type::F16 => (round::F16, 1),
-                    Type::F16x2 => (round::F16, 2),
-                    Type::Bf16 => (round::BF16, 1),
-                    _ => (round::BF16, 2),
-                };
-                let mut r = 0;
-                for h in 0..halves {
-                    let sh = 16 * h;
-                    r |= float::small(
-                        super::super::program::FloatOp::Add,
-                        super::super::program::FMode::PLAIN,
-                        fmt,
-                        o >> sh,
-                        b >> sh,
-                        0,
-                    ) << sh;
-                }
-                r
-            }
-            _ => o.wrapping_add(b),
-        },
-        AtomOp::Min | AtomOp::Max => {
-            let max = op == AtomOp::Max;
-            let pick_b = match ty {
-                Type::F32 | Type::F64 => {
-                    let (x, y) = if ty == Type::F32 {
-                        (f64::from(f32::from_bits(o as u32)), f64::from(f32::from_bits(b as u32)))
-                    } else {
-                        (f64::from_bits(o), f64::from_bits(b))
-                    };
-                    if max {
-                        y > x
-                    } else {
-                        y < x
-                    }
-                }
-                _ if signed => {
-                    if max {
-                        sx(b) > sx(o)
-                    } else {
-                        sx(b) < sx(o)
-                    }
-                }
-                _ => {
-                    if max {
-                        b > o
-                    } else {
-                        b < o
-                    }
-                }
-            };
-            if pick_b {
-                b
-            } else {
-                o
-            }
-        }
+        AtomOp::Cas if o == b => c,
+        AtomOp::Cas => o,
+        AtomOp::Inc if o >= b => 0,
+        AtomOp::Inc => o + 1,
+        AtomOp::Dec if o == 0 || o > b => b,
+        AtomOp::Dec => o - 1,
+        AtomOp::Add => atomic_add(ty, o, b),
+        AtomOp::Min | AtomOp::Max if takes(op == AtomOp::Max, ty, o, b) => b,
+        AtomOp::Min | AtomOp::Max => o,
     };
     r & mask
+}
+
+/// Atomic addition: integers wrap; `f32` rounds to nearest and flushes subnormals (as PTX
+/// defines `atom.add.f32`); `f64`, `f16`, `bf16` (and their pairs) round to nearest.
+fn atomic_add(ty: Type, o: u64, b: u64) -> u64 {
+    let plain = FMode::PLAIN;
+    let halves = |fmt, n: u32| {
+        (0..n).fold(0u64, |r, h| {
+            r | (float::small(FloatOp::Add, plain, fmt, o >> (16 * h), b >> (16 * h), 0) << (16 * h))
+        })
+    };
+    match ty {
+        Type::F32 => float::f32_lane(FloatOp::Add, FMode { ftz: true, ..plain }, o, b, 0),
+        Type::F64 => float::f64_lane(FloatOp::Add, plain, o, b, 0),
+        Type::F16 => halves(round::F16, 1),
+        Type::F16x2 => halves(round::F16, 2),
+        Type::Bf16 => halves(round::BF16, 1),
+        Type::Bf16x2 => halves(round::BF16, 2),
+        _ => o.wrapping_add(b),
+    }
+}
+
+/// True if `atom.min`/`atom.max` replaces the old value `o` by `b`.
+fn takes(max: bool, ty: Type, o: u64, b: u64) -> bool {
+    let bits = ty.bits().clamp(1, 64);
+    let sx = |v: u64| ((v << (64 - bits)) as i64) >> (64 - bits);
+    let order = match ty {
+        Type::F32 => f32::from_bits(b as u32).partial_cmp(&f32::from_bits(o as u32)),
+        Type::F64 => f64::from_bits(b).partial_cmp(&f64::from_bits(o)),
+        _ if ty.is_signed_int() => Some(sx(b).cmp(&sx(o))),
+        _ => Some(b.cmp(&o)),
+    };
+    match order {
+        Some(core::cmp::Ordering::Greater) => max,
+        Some(core::cmp::Ordering::Less) => !max,
+        _ => false,
+    }
 }
 
 /// `atom` / `red` (with `d` = [`Dst::Sink`]): lane by lane in ascending lane order.

@@ -27,7 +27,7 @@
 //! |---|---|
 //! | the launch JSON (`docs/launch-format.md`) | [`LaunchSetup`] (`from_json`, `to_json`), [`ParamSpec`], [`Value`] |
 //! | a setup for a pasted kernel | [`propose_launch`]`(&module, "kernel") -> LaunchSetup` |
-//! | running to the end | [`run`]`(&module, &setup) -> Result<RunResult, ExecError>` |
+//! | running to the end | [`run()`]`(&module, &setup) -> Result<RunResult, ExecError>` |
 //! | running in slices (progress, cancel) | [`Run::new`], [`Run::step`]`(max) -> Progress`, [`Run::result`] |
 //! | the instruction stream for the timing model | [`RunOptions::trace`], [`Run::next_cta`]` -> CtaTrace` |
 //! | why a run stopped | [`ExecError`] (`fault`, `budget_exceeded`, `unsupported`, `trap`, `deadlock`, `invalid_launch`) |

@@ -13,12 +13,15 @@
 
 use alloc::vec::Vec;
 
+use serde::{Deserialize, Serialize};
+
 use crate::gpu::limits::{ComputeCapability, RegisterAllocation, SharedMemoryCarveout, SmLimits};
 
 const KIB: u64 = 1024;
 
 /// A compute capability the calculator knows (`sm_XY` in NVIDIA's naming).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum SmVersion {
     /// cc 1.3 (GT200: Quadro FX 5800, GTX 280).
     Sm13,

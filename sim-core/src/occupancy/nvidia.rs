@@ -8,7 +8,9 @@
 //!    `registers per SM / sub-partitions` registers in whole warps; a block must also pass the
 //!    hardware check `regs per warp × roundup(warps, sub-partitions) ≤ registers per block`.
 //!    cc 1.x allocates per block instead: `roundup(regs × 32 × warps, 512)`.
-//! 4. Shared memory: see [`super::shared_memory`].
+//! 4. Shared memory: `roundup(static + dynamic + reserved per block, unit)` against the per-block
+//!    limit (opt-in or default); the SM's carve-out follows the cache preference, and on Volta and
+//!    later grows to the next step when one block would not fit.
 //! 5. Hopper: barriers, `blocks per SM × 2 / barriers per block`.
 //!
 //! ```text

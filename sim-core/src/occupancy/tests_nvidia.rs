@@ -248,3 +248,42 @@ fn compute_capability_table() {
         assert!(sm.shared_memory_per_block_optin + sm.reserved_shared_memory_per_block <= sm.shared_memory_per_sm);
     }
 }
+
+#[test]
+fn every_compute_capability_at_its_edges() {
+    // (version, largest register count a maximum-size block may use, blocks of 256 threads × 16
+    // registers, which reach full occupancy everywhere)
+    let table = [
+        (SmVersion::Sm13, 32, 4),
+        (SmVersion::Sm20, 32, 6),
+        (SmVersion::Sm30, 64, 8),
+        (SmVersion::Sm32, 64, 8),
+        (SmVersion::Sm35, 64, 8),
+        (SmVersion::Sm37, 64, 8),
+        (SmVersion::Sm50, 64, 8),
+        (SmVersion::Sm52, 32, 8),
+        (SmVersion::Sm53, 32, 8),
+        (SmVersion::Sm60, 64, 8),
+        (SmVersion::Sm61, 64, 8),
+        (SmVersion::Sm62, 32, 8),
+        (SmVersion::Sm70, 64, 8),
+        (SmVersion::Sm72, 64, 8),
+        (SmVersion::Sm75, 64, 4),
+        (SmVersion::Sm80, 64, 8),
+        (SmVersion::Sm86, 64, 6),
+        (SmVersion::Sm87, 64, 6),
+        (SmVersion::Sm89, 64, 6),
+        (SmVersion::Sm90, 64, 8),
+    ];
+    for (version, max_regs, blocks) in table {
+        let sm = version.limits();
+        let cc = sm.compute_capability;
+        let largest = sm.max_threads_per_block;
+        assert!(on(version, &OccupancyInput::new(largest, max_regs)).blocks_per_sm >= 1, "{cc}");
+        let over = on(version, &OccupancyInput::new(largest, max_regs + 1));
+        assert_eq!((over.blocks_per_sm, over.binding.clone()), (0, vec![Resource::Registers]), "{cc}");
+        assert_eq!(on(version, &OccupancyInput::new(largest + 1, 1)).blocks_per_sm, 0, "{cc}");
+        let full = on(version, &OccupancyInput::new(256, 16));
+        assert_eq!((full.blocks_per_sm, full.occupancy), (blocks, 1.0), "{cc}");
+    }
+}

@@ -26,6 +26,8 @@
 //! |---|---|
 //! | [`diagnostic`] | spans, line/column mapping, the one `Diagnostic` type (text and HTML) |
 //! | [`ptx`] | lexer (and, as they land, parser, AST and lowering) |
+//! | [`gpu`] | `GpuConfig` (one struct per concern, every field sourced) and the paper presets |
+//! | [`occupancy`] | NVIDIA's exact occupancy rules (cc 1.3–9.0), GCN3 dispatch limits, the three curves |
 //!
 //! No function in this crate panics on any input: bad input is returned as a value.
 
@@ -34,4 +36,6 @@
 extern crate alloc;
 
 pub mod diagnostic;
+pub mod gpu;
+pub mod occupancy;
 pub mod ptx;

@@ -17,7 +17,7 @@ fn lexer_covers_every_byte_in_the_browser() {
     let covered: usize = tokens.iter().map(|t| t.span.len()).sum();
     assert_eq!(covered, KERNEL.len());
     assert!(tokens.iter().all(|t| t.kind != TokenKind::Error));
-    assert_eq!(tokens.iter().filter(|t| t.kind == TokenKind::Float).count(), 1);
+    assert_eq!(tokens.iter().filter(|t| t.kind == TokenKind::Float).count(), 2, "7.0 and 0f3F800000");
 }
 
 #[wasm_bindgen_test]

@@ -25,9 +25,10 @@
 //! | module | stage |
 //! |---|---|
 //! | [`diagnostic`] | spans, line/column mapping, the one `Diagnostic` type (text and HTML) |
-//! | [`ptx`] | lexer (and, as they land, parser, AST and lowering) |
 //! | [`gpu`] | `GpuConfig` (one struct per concern, every field sourced) and the paper presets |
 //! | [`occupancy`] | NVIDIA's exact occupancy rules (cc 1.3–9.0), GCN3 dispatch limits, the three curves |
+//! | [`ir`] | the IR: modules, functions, blocks, typed instructions, text form, verifier |
+//! | [`ptx`] | the PTX front end: lexer, parser → AST, lowering → IR, emitter IR → PTX |
 //!
 //! No function in this crate panics on any input: bad input is returned as a value.
 
@@ -37,5 +38,6 @@ extern crate alloc;
 
 pub mod diagnostic;
 pub mod gpu;
+pub mod ir;
 pub mod occupancy;
 pub mod ptx;

@@ -3,7 +3,12 @@
 //! Run with `CHROMEDRIVER=/usr/bin/chromedriver cargo test -p web-app --target wasm32-unknown-unknown`.
 
 #![cfg(target_arch = "wasm32")]
-#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test should stop loudly at a missing DOM node")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test should stop loudly at a missing DOM node"
+)]
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -39,7 +44,7 @@ fn bubbling(kind: &str) -> web_sys::Event {
     web_sys::Event::new_with_event_init_dict(kind, &init).unwrap()
 }
 
-const BAD: &str = ".version 8.5\n.target sm_75\n  # define N 4\nret;\n";
+const BAD: &str = ".version 8.5\n.target sm_75\nexit;\n  # define N 4\n";
 
 #[wasm_bindgen_test]
 async fn editor_renders_gutter_overlay_and_diagnostic_marker() {
@@ -56,15 +61,16 @@ async fn editor_renders_gutter_overlay_and_diagnostic_marker() {
 
     assert_eq!(root.query_selector_all(".gutter .ln").unwrap().length(), 5);
     let marked = query(&root, ".ln.marked");
-    assert_eq!(marked.text_content().unwrap(), "●3");
+    assert_eq!(marked.text_content().unwrap(), "●4");
     let title = marked.get_attribute("title").unwrap();
-    assert!(title.starts_with("3:3 error: unexpected character '#'"), "{title}");
+    assert!(title.starts_with("4:3 error: unexpected character '#'"), "{title}");
     assert!(query(&root, ".line-note").text_content().unwrap().contains("unexpected character '#'"));
 
     let overlay = query(&root, "pre.highlight code").inner_html();
     assert!(overlay.contains("<span class=\"tok-directive\">.version</span>"), "{overlay}");
     assert!(overlay.contains("<span class=\"tok-error\">#</span>"), "{overlay}");
-    assert!(overlay.contains("<span class=\"tok-opcode\">ret</span>"), "{overlay}");
+    assert!(overlay.contains("<span class=\"tok-directive\">.target</span>"), "{overlay}");
+    assert!(overlay.contains(">exit</span>"), "{overlay}");
 
     let area: HtmlTextAreaElement = query(&root, "textarea#ptx-source").dyn_into().unwrap();
     assert_eq!(area.value(), BAD);
@@ -108,11 +114,11 @@ async fn results_list_diagnostics_with_line_and_column() {
 
     assert_eq!(query(&root, "#count-lines").text_content().unwrap(), "5");
     assert_eq!(query(&root, "#count-problems").text_content().unwrap(), "1");
-    let item = query(&root, ".diag[data-line=\"3\"]");
-    assert_eq!(query(&item, ".diag-loc").text_content().unwrap(), "3:3");
+    let item = query(&root, ".diag[data-line=\"4\"]");
+    assert_eq!(query(&item, ".diag-loc").text_content().unwrap(), "4:3");
     assert!(query(&item, ".diag-hint").text_content().unwrap().contains("preprocessor"));
     query(&item, ".diag-loc").dyn_into::<web_sys::HtmlElement>().unwrap().click();
-    assert_eq!(*revealed.borrow(), [3]);
+    assert_eq!(*revealed.borrow(), [4]);
 }
 
 #[wasm_bindgen_test]

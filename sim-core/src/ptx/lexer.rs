@@ -312,12 +312,15 @@ pub fn highlight(src: &str) -> Vec<(Span, HighlightClass)> {
     let mut out = Vec::with_capacity(tokens.len());
     let mut state = HighlightState::Start;
     let mut operand_braces = 0u32;
+    let mut at_line_start = true;
     for (i, tok) in tokens.iter().enumerate() {
         if tok.is_trivia() {
             let class = if tok.kind == TokenKind::Comment { HighlightClass::Comment } else { HighlightClass::Plain };
+            at_line_start |= tok.kind == TokenKind::Whitespace && tok.span.text(src).contains('\n');
             out.push((tok.span, class));
             continue;
         }
+        let line_start = core::mem::replace(&mut at_line_start, false);
         let text = tok.span.text(src);
         let next_is_colon = tokens[i + 1..]
             .iter()
@@ -333,6 +336,11 @@ pub fn highlight(src: &str) -> Vec<(Span, HighlightClass)> {
             (HighlightState::Start, TokenKind::Punct, ":") => (HighlightClass::Punct, HighlightState::Start),
             (HighlightState::Start, TokenKind::Ident, _) => (HighlightClass::Opcode, HighlightState::Modifiers),
             (HighlightState::Start, TokenKind::DotWord, _) => (HighlightClass::Directive, HighlightState::Operands),
+            // Directives without `;` (`.version 8.5`, `.target sm_75`) and `.param` lines of a
+            // parameter list: a dot word opening a line after operands starts a declaration.
+            (HighlightState::Operands, TokenKind::DotWord, _) if line_start => {
+                (HighlightClass::Directive, HighlightState::Operands)
+            }
             (HighlightState::Guard, TokenKind::Punct, "!") => (HighlightClass::Punct, HighlightState::Guard),
             (HighlightState::Guard, TokenKind::Register | TokenKind::Ident, _) => {
                 (HighlightClass::Label, HighlightState::Start)
@@ -512,5 +520,16 @@ mod tests {
         assert!(classes.contains(&(".s32", Modifier)));
         assert!(classes.contains(&("// loop", Comment)));
         assert!(classes.contains(&("1", Number)));
+    }
+
+    #[test]
+    fn directives_without_semicolons_still_start_lines() {
+        let src = ".version 8.5\n.target sm_75\n.visible .entry k(\n\t.param .u64 a\n)\n{ ld.global.u32 %r1, [a]; }";
+        let classes: Vec<(&str, HighlightClass)> = highlight(src).into_iter().map(|(s, c)| (s.text(src), c)).collect();
+        use HighlightClass::*;
+        for directive in [".version", ".target", ".visible", ".param"] {
+            assert!(classes.contains(&(directive, Directive)), "{directive}: {classes:?}");
+        }
+        assert!(classes.contains(&(".global", Modifier)));
     }
 }

@@ -94,17 +94,14 @@ pub fn editor(props: &EditorProps) -> Html {
     });
 
     let offset = format!("transform: translateY({}px)", first * LINE_PX);
-    let size = format!(
-        "height: calc({}px + 2 * var(--pad)); width: calc({}ch + 2 * var(--pad))",
-        line_count * LINE_PX,
-        metrics.max_columns + 1
-    );
-    let gutter_width = format!("width: calc({}ch + 2.2em)", digits(line_count));
+    let height = format!("height: calc({}px + 2 * var(--pad))", line_count * LINE_PX);
+    let size = format!("{height}; width: calc({}ch + 2 * var(--pad))", metrics.max_columns + 1);
+    let gutter_style = format!("{height}; width: calc({}ch + 2.2em + 1px)", digits(line_count));
     html! {
         <div class={classes!("editor", props.stale.then_some("stale"))}>
             <label for="ptx-source" class="visually-hidden">{ "PTX source" }</label>
             <div class="editor-scroll" ref={scroller} onscroll={onscroll}>
-                <div class="gutter" aria-hidden="true" style={format!("{gutter_width}; {size}")}>
+                <div class="gutter" aria-hidden="true" style={gutter_style}>
                     <div class="gutter-lines" style={offset.clone()}>
                         { for (first..last).map(|i| gutter_line(i + 1, by_line.get(&(i + 1)))) }
                     </div>

@@ -17,7 +17,12 @@ fn every_corpus_file_lexes_without_error_tokens() {
         let covered: usize = tokens.iter().map(|t| t.span.len()).sum();
         assert_eq!(covered, src.len(), "{}", path.display());
         if let Some(bad) = tokens.iter().find(|t| t.kind == TokenKind::Error) {
-            failures.push(format!("{}: error token {:?} at byte {}", path.display(), bad.span.text(&src), bad.span.start));
+            failures.push(format!(
+                "{}: error token {:?} at byte {}",
+                path.display(),
+                bad.span.text(&src),
+                bad.span.start
+            ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

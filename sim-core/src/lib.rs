@@ -25,7 +25,8 @@
 //! | module | stage |
 //! |---|---|
 //! | [`diagnostic`] | spans, line/column mapping, the one `Diagnostic` type (text and HTML) |
-//! | [`ptx`] | lexer (and, as they land, parser, AST and lowering) |
+//! | [`ir`] | the IR: modules, functions, blocks, typed instructions, text form, verifier |
+//! | [`ptx`] | the PTX front end: lexer, parser → AST, lowering → IR, emitter IR → PTX |
 //!
 //! No function in this crate panics on any input: bad input is returned as a value.
 
@@ -34,4 +35,5 @@
 extern crate alloc;
 
 pub mod diagnostic;
+pub mod ir;
 pub mod ptx;

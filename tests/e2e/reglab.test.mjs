@@ -72,6 +72,11 @@ test('the page loads from a sub-path with no console errors', async () => {
     // First visit: the vector-add example, highlighted, with no problems.
     assert.match(await editor(page).inputValue(), /\.entry _Z6vecAddPKfS0_Pfi\(/);
     await page.locator('#no-problems').waitFor();
+    // The results list the kernel that sim-core's front end found, with its instruction count.
+    const kernel = page.locator('tr.kernel');
+    assert.equal(await kernel.count(), 1);
+    assert.equal(await kernel.locator('.kernel-name').textContent(), '_Z6vecAddPKfS0_Pfi');
+    assert.equal(await kernel.locator('.kernel-insts').textContent(), '22');
     assert.equal(await page.locator('.gutter .ln').count(), 59);
     // The highlighted overlay and the textarea share every metric that positions text.
     const metrics = await page.evaluate(() => {
@@ -101,6 +106,7 @@ test('an example loads into the editor and its file is served', async () => {
     await page.waitForFunction(() => document.querySelector('#ptx-source').value.includes('_Z11matmulTiledPKfS0_Pfi'));
     await page.locator('.doc-title', { hasText: 'Tiled matrix multiply' }).waitFor();
     await page.locator('pre.highlight .tok-opcode', { hasText: 'bar' }).first().waitFor();
+    await page.locator('.kernel-name', { hasText: '_Z11matmulTiledPKfS0_Pfi' }).waitFor();
     assert.equal(await page.locator('#example-picker').inputValue(), '');
     const href = await page.locator('a.download').getAttribute('href');
     const response = await page.request.get(new URL(href, page.url()).href);
@@ -136,16 +142,18 @@ test('a malformed kernel shows a diagnostic with its line number', async () => {
   try {
     const source = await editor(page).inputValue();
     const lines = source.split('\n');
-    const at = lines.findIndex((l) => l.includes('mad.lo.s32'));
-    lines.splice(at, 0, '\t#pragma unroll');
+    const at = lines.findIndex((l) => l.includes('add.f32'));
+    lines[at] = lines[at].replace('add.f32', 'addx.f32');
     await editor(page).fill(lines.join('\n'));
     const line = at + 1;
     const item = page.locator(`.diag[data-line="${line}"]`);
     await item.waitFor();
     assert.equal(await item.locator('.diag-loc').textContent(), `${line}:2`);
-    assert.match(await item.locator('.diag-msg').textContent(), /unexpected character '#'/);
+    assert.equal(await item.locator('.diag-msg').textContent(), "unknown instruction 'addx'");
+    assert.match(await item.locator('.diag-hint').textContent(), /did you mean 'add'/);
     await page.locator('.ln.marked', { hasText: String(line) }).waitFor();
     assert.match(await page.locator('#editor-status').textContent(), new RegExp(`line ${line}`));
+    assert.equal(await page.locator('tr.kernel').count(), 0);
     // The location button moves the caret to that line.
     await item.locator('.diag-loc').click();
     const caretLine = await page.evaluate(() => {

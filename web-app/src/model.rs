@@ -1,14 +1,16 @@
-//! The one module that calls `sim-core`'s PTX front end for the page: [`analyze`] turns the editor
-//! text into what the results area and the editor's gutter show (counts, kernels, diagnostics with
-//! line and column). Everything else in the app works on [`Analysis`], so switching to a richer
-//! front end changes only this file.
+//! The one module that calls `sim-core`'s PTX front end for the page: [`analyze`] runs
+//! `sim_core::ptx::check` (parse, lower, verify; warnings kept) on the editor text and turns the
+//! result into what the results area and the editor's gutter show: kernels with their instruction
+//! counts and every diagnostic with line and column. Everything else in the app works on
+//! [`Analysis`], so a richer front end or more analyses change only this file.
 //!
 //! ```text
-//! .version 8.5 #oops   → Analysis { diagnostics: [1:14 error: unexpected character '#'], .. }
+//! addx.f32 %f3, %f2, %f1;   → Analysis { diagnostics: [50:2 error: unknown instruction 'addx'], .. }
 //! ```
 
-use sim_core::diagnostic::{Diagnostic, LineIndex, Severity, Span};
-use sim_core::ptx::lexer::{tokenize, TokenKind};
+use sim_core::diagnostic::{Diagnostic, LineIndex, Severity};
+use sim_core::ir::{FunctionKind, Module};
+use sim_core::ptx;
 
 /// What the page knows about one version of the editor text.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -19,22 +21,37 @@ pub struct Analysis {
     pub lines: usize,
     /// Size of the text in bytes (UTF-8).
     pub bytes: usize,
-    /// Tokens other than white space and comments.
-    pub tokens: usize,
-    /// Kernels (`.entry`) and device functions (`.func`) found, in source order.
+    /// Kernels (`.entry`) and device functions (`.func`) defined, in source order; empty unless
+    /// the module compiled.
     pub kernels: Vec<KernelInfo>,
-    /// Every problem found, sorted by position.
+    /// Every problem found (errors and warnings), sorted by position.
     pub diagnostics: Vec<DiagnosticInfo>,
-    /// What the front end could do with this text, for the results heading.
+    /// Whether the text compiled to verified IR.
     pub stage: Stage,
+    /// `PTX 8.5 · sm_75` once the module compiled.
+    pub target: Option<String>,
+}
+
+impl Analysis {
+    /// Number of errors (warnings not counted).
+    pub fn errors(&self) -> usize {
+        self.diagnostics.iter().filter(|d| d.severity == Severity::Error).count()
+    }
+
+    /// Instructions in all kernels and functions.
+    pub fn instructions(&self) -> usize {
+        self.kernels.iter().map(|k| k.instructions).sum()
+    }
 }
 
 /// How far the front end got.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Stage {
-    /// Only the lexer ran (the parser is not wired in yet).
+    /// Parsed, lowered and verified: the kernels are known.
+    Compiled,
+    /// Errors stopped the front end; the diagnostics say where.
     #[default]
-    Lexed,
+    Failed,
 }
 
 /// One `.entry` or `.func` of the module.
@@ -46,6 +63,10 @@ pub struct KernelInfo {
     pub kind: KernelKind,
     /// Number of instructions in its body.
     pub instructions: usize,
+    /// Number of virtual registers it declares.
+    pub registers: usize,
+    /// Number of basic blocks.
+    pub blocks: usize,
     /// 1-based line of its declaration.
     pub line: u32,
 }
@@ -117,61 +138,73 @@ impl DiagnosticInfo {
 /// Everything the page shows about `src`, tagged with `revision`.
 pub fn analyze(src: &str, revision: u64) -> Analysis {
     let index = LineIndex::new(src);
-    let tokens = tokenize(src);
-    let mut diagnostics: Vec<DiagnosticInfo> = tokens
-        .iter()
-        .filter(|t| t.kind == TokenKind::Error)
-        .map(|t| DiagnosticInfo::new(&lexical_diagnostic(t.span, src), src, &index))
-        .collect();
-    diagnostics.sort_by_key(|d| (d.line, d.column));
-    Analysis {
-        revision,
-        lines: index.line_count(),
-        bytes: src.len(),
-        tokens: tokens.iter().filter(|t| !t.is_trivia()).count(),
-        kernels: Vec::new(),
-        diagnostics,
-        stage: Stage::Lexed,
-    }
+    let checked = ptx::check(src);
+    let diagnostics = checked.diagnostics.iter().map(|d| DiagnosticInfo::new(d, src, &index)).collect();
+    let (kernels, stage, target) = match &checked.module {
+        Some(m) => {
+            let target = format!("PTX {}.{} · {}", m.version.major, m.version.minor, m.target.arch);
+            (kernels(m, src, &index), Stage::Compiled, Some(target))
+        }
+        None => (Vec::new(), Stage::Failed, None),
+    };
+    Analysis { revision, lines: index.line_count(), bytes: src.len(), kernels, diagnostics, stage, target }
 }
 
-/// A diagnostic for a lexer error token (unterminated comment or string, bad number, stray byte).
-fn lexical_diagnostic(span: Span, src: &str) -> Diagnostic {
-    let text = span.text(src);
-    if text.starts_with("/*") {
-        Diagnostic::error(Span::new(span.start as usize, span.start as usize + 2), "unterminated block comment")
-            .with_hint("close the comment with */")
-    } else if text.starts_with('"') {
-        Diagnostic::error(span, "unterminated string").with_hint("close the string with \" on the same line")
-    } else if text.starts_with(|c: char| c.is_ascii_digit()) {
-        Diagnostic::error(span, format!("malformed number '{text}'"))
-            .with_hint("a number cannot run into letters; separate them or fix the digits")
-    } else if text == "#" {
-        Diagnostic::error(span, "unexpected character '#'")
-            .with_hint("PTX has no preprocessor: run the C preprocessor first, or remove the line")
-    } else {
-        Diagnostic::error(span, format!("unexpected character '{text}'"))
-            .with_hint("PTX does not use this character here; remove it")
-    }
+/// The defined kernels and functions of `module`, in source order.
+fn kernels(module: &Module, src: &str, index: &LineIndex) -> Vec<KernelInfo> {
+    let mut found: Vec<(u32, KernelInfo)> = module
+        .functions
+        .iter()
+        .filter_map(|(handle, f)| {
+            let body = f.body.as_ref()?;
+            let span = module.function_spans.get(handle);
+            let kind = match f.kind {
+                FunctionKind::Entry => KernelKind::Entry,
+                FunctionKind::Func => KernelKind::Func,
+            };
+            let info = KernelInfo {
+                name: f.name.clone(),
+                kind,
+                instructions: body.insts.len(),
+                registers: body.regs.len(),
+                blocks: body.blocks.len(),
+                line: index.line_col(src, span.start).line,
+            };
+            Some((span.start, info))
+        })
+        .collect();
+    found.sort_by_key(|(start, _)| *start);
+    found.into_iter().map(|(_, k)| k).collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    const KERNEL: &str = ".version 8.5\n.target sm_75\n.address_size 64\n\n.visible .entry k(.param .u64 p)\n{\n\t.reg .b64 %rd<2>;\n\tld.param.u64 %rd1, [p];\n\tret;\n}\n";
+
     #[test]
-    fn clean_text_has_counts_and_no_diagnostics() {
-        let a = analyze(".version 8.5\n.target sm_75\n", 3);
-        assert_eq!((a.revision, a.lines, a.tokens), (3, 3, 4));
-        assert!(a.diagnostics.is_empty());
+    fn a_clean_module_lists_its_kernels() {
+        let a = analyze(KERNEL, 3);
+        assert_eq!((a.revision, a.lines, a.stage), (3, 11, Stage::Compiled));
+        assert!(a.diagnostics.is_empty(), "{:?}", a.diagnostics);
+        assert_eq!(a.kernels.len(), 1);
+        let k = &a.kernels[0];
+        assert_eq!((k.name.as_str(), k.kind, k.instructions, k.line), ("k", KernelKind::Entry, 2, 5));
+        assert_eq!(a.instructions(), 2);
+        assert_eq!(a.target.as_deref(), Some("PTX 8.5 · sm_75"));
     }
 
     #[test]
-    fn lexical_errors_become_diagnostics_with_line_and_column() {
-        let a = analyze(".version 8.5\n  #define X\nret; /* open", 0);
-        let found: Vec<(u32, u32, &str)> =
-            a.diagnostics.iter().map(|d| (d.line, d.column, d.message.as_str())).collect();
-        assert_eq!(found, [(2, 3, "unexpected character '#'"), (3, 6, "unterminated block comment")]);
-        assert!(a.diagnostics[0].summary().starts_with("2:3 error: unexpected character '#' (hint: "));
+    fn errors_become_diagnostics_with_line_and_column() {
+        let src = KERNEL.replace("\tret;", "\tbogus.op %rd1;");
+        let a = analyze(&src, 0);
+        assert_eq!(a.stage, Stage::Failed);
+        assert!(a.kernels.is_empty());
+        let d = &a.diagnostics[0];
+        assert_eq!((d.line, d.column, d.severity), (9, 2, Severity::Error));
+        assert!(d.message.contains("bogus"), "{}", d.message);
+        assert!(d.summary().starts_with("9:2 error: "));
+        assert_eq!(a.errors(), a.diagnostics.len());
     }
 }

@@ -44,7 +44,7 @@ fn bubbling(kind: &str) -> web_sys::Event {
     web_sys::Event::new_with_event_init_dict(kind, &init).unwrap()
 }
 
-const BAD: &str = ".version 8.5\n.target sm_75\nexit;\n  # define N 4\n";
+const BAD: &str = ".version 8.5\n.target sm_75\n.address_size 64\n\n.visible .entry k()\n{\n\trett;\n}\n";
 
 #[wasm_bindgen_test]
 async fn editor_renders_gutter_overlay_and_diagnostic_marker() {
@@ -59,18 +59,17 @@ async fn editor_renders_gutter_overlay_and_diagnostic_marker() {
     yew::Renderer::<Editor>::with_root_and_props(root.clone(), props).render();
     yew::scheduler::flush().await;
 
-    assert_eq!(root.query_selector_all(".gutter .ln").unwrap().length(), 5);
+    assert_eq!(root.query_selector_all(".gutter .ln").unwrap().length(), 9);
     let marked = query(&root, ".ln.marked");
-    assert_eq!(marked.text_content().unwrap(), "●4");
+    assert_eq!(marked.text_content().unwrap(), "●7");
     let title = marked.get_attribute("title").unwrap();
-    assert!(title.starts_with("4:3 error: unexpected character '#'"), "{title}");
-    assert!(query(&root, ".line-note").text_content().unwrap().contains("unexpected character '#'"));
+    assert!(title.starts_with("7:2 error: unknown instruction 'rett'"), "{title}");
+    assert!(query(&root, ".line-note").text_content().unwrap().contains("unknown instruction 'rett'"));
 
     let overlay = query(&root, "pre.highlight code").inner_html();
     assert!(overlay.contains("<span class=\"tok-directive\">.version</span>"), "{overlay}");
-    assert!(overlay.contains("<span class=\"tok-error\">#</span>"), "{overlay}");
     assert!(overlay.contains("<span class=\"tok-directive\">.target</span>"), "{overlay}");
-    assert!(overlay.contains(">exit</span>"), "{overlay}");
+    assert!(overlay.contains("<span class=\"tok-opcode\">rett</span>"), "{overlay}");
 
     let area: HtmlTextAreaElement = query(&root, "textarea#ptx-source").dyn_into().unwrap();
     assert_eq!(area.value(), BAD);
@@ -112,13 +111,14 @@ async fn results_list_diagnostics_with_line_and_column() {
     yew::Renderer::<Results>::with_root_and_props(root.clone(), props).render();
     yew::scheduler::flush().await;
 
-    assert_eq!(query(&root, "#count-lines").text_content().unwrap(), "5");
+    assert_eq!(query(&root, "#count-lines").text_content().unwrap(), "9");
+    assert_eq!(query(&root, "#count-kernels").text_content().unwrap(), "—");
     assert_eq!(query(&root, "#count-problems").text_content().unwrap(), "1");
-    let item = query(&root, ".diag[data-line=\"4\"]");
-    assert_eq!(query(&item, ".diag-loc").text_content().unwrap(), "4:3");
-    assert!(query(&item, ".diag-hint").text_content().unwrap().contains("preprocessor"));
+    let item = query(&root, ".diag[data-line=\"7\"]");
+    assert_eq!(query(&item, ".diag-loc").text_content().unwrap(), "7:2");
+    assert!(query(&item, ".diag-hint").text_content().unwrap().contains("did you mean 'ret'"));
     query(&item, ".diag-loc").dyn_into::<web_sys::HtmlElement>().unwrap().click();
-    assert_eq!(*revealed.borrow(), [4]);
+    assert_eq!(*revealed.borrow(), [7]);
 }
 
 #[wasm_bindgen_test]
@@ -129,6 +129,11 @@ async fn results_say_when_there_is_nothing_wrong() {
     yew::Renderer::<Results>::with_root_and_props(root.clone(), props).render();
     yew::scheduler::flush().await;
     assert_eq!(query(&root, "#no-problems").text_content().unwrap(), "No problems found.");
+    assert_eq!(query(&root, "#count-kernels").text_content().unwrap(), "1");
+    let row = query(&root, "tr.kernel");
+    assert_eq!(query(&row, ".kernel-name").text_content().unwrap(), "_Z6vecAddPKfS0_Pfi");
+    assert_eq!(query(&row, ".kernel-insts").text_content().unwrap(), "22");
+    assert!(query(&root, "#module-target").text_content().unwrap().starts_with("PTX 8.5 · sm_75"));
 }
 
 #[wasm_bindgen_test]

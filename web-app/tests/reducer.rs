@@ -32,14 +32,18 @@ fn first_visit_shows_the_vector_add_example() {
 #[wasm_bindgen_test(unsupported = test)]
 fn an_edit_bumps_the_revision_and_is_analysed_at_once() {
     let state = Rc::new(AppState::with_default_example());
-    let next = reduce(&state, edit("ret;\n# oops\n"));
+    assert_eq!(state.analysis.kernels.len(), 1);
+    let broken = state.source.replace("add.f32", "addx.f32");
+    let next = reduce(&state, edit(&broken));
     assert_eq!((next.revision, next.modified), (1, true));
     assert_eq!(next.analysis.revision, 1);
+    assert!(next.analysis.kernels.is_empty());
     let diag = &next.analysis.diagnostics;
-    assert_eq!(diag.len(), 1);
-    assert_eq!((diag[0].line, diag[0].column), (2, 1));
+    assert_eq!(diag.len(), 1, "{diag:?}");
+    assert_eq!((diag[0].line, diag[0].column), (50, 2));
+    assert_eq!(diag[0].message, "unknown instruction 'addx'");
     // The same text again changes nothing (no re-render).
-    assert!(Rc::ptr_eq(&next, &reduce(&next, edit("ret;\n# oops\n"))));
+    assert!(Rc::ptr_eq(&next, &reduce(&next, edit(&broken))));
 }
 
 #[wasm_bindgen_test(unsupported = test)]
@@ -72,7 +76,8 @@ fn loading_an_unmodified_example_over_another_needs_no_restore() {
 #[wasm_bindgen_test(unsupported = test)]
 fn large_texts_are_analysed_only_when_asked_for_their_revision() {
     let state = Rc::new(AppState::with_default_example());
-    let big = format!("{}\n# late\n", "// filler line of a large module\n".repeat(SYNC_ANALYSIS_LIMIT / 20));
+    let filler = "// filler line of a large module\n".repeat(SYNC_ANALYSIS_LIMIT / 20);
+    let big = format!("{}{filler}\n# late\n", state.source);
     let typed = reduce(&state, edit(&big));
     assert!(typed.analysis_pending());
     assert_eq!(typed.analysis.revision, 0);
@@ -81,8 +86,9 @@ fn large_texts_are_analysed_only_when_asked_for_their_revision() {
     assert!(Rc::ptr_eq(&typed_more, &reduce(&typed_more, Action::Analyze(typed.revision))));
     let analysed = reduce(&typed_more, Action::Analyze(typed_more.revision));
     assert!(!analysed.analysis_pending());
-    assert_eq!(analysed.analysis.diagnostics.len(), 1);
-    assert!(analysed.analysis.diagnostics[0].line > 1000);
+    let diags = &analysed.analysis.diagnostics;
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    assert!(diags[0].line > 1000);
 }
 
 #[wasm_bindgen_test(unsupported = test)]

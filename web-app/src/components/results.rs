@@ -1,10 +1,10 @@
-//! The results area: what `sim-core` can say about the text so far — size, kernels with their
-//! instruction counts, and every diagnostic with its line and column (a button that moves the
-//! editor's caret there).
+//! The results area: what `sim-core` can say about the text so far — the kernels found with their
+//! instruction, register and block counts, and every diagnostic with its line and column (a button
+//! that moves the editor's caret there).
 //!
 //! ```text
-//! Module   58 lines · 214 tokens · 1.9 KB
-//! Problems 13:5 error: unexpected character '#'   hint: …
+//! Lines 58 · Kernels 1 · Instructions 22 · Problems 0
+//! _Z6vecAddPKfS0_Pfi   .entry   22 instructions   23 registers   line 19
 //! ```
 
 use std::rc::Rc;
@@ -34,8 +34,8 @@ pub fn results(props: &ResultsProps) -> Html {
             <h2 id="results-title">{ "Results" }</h2>
             <dl class="summary">
                 <div><dt>{ "Lines" }</dt><dd id="count-lines">{ a.lines }</dd></div>
-                <div><dt>{ "Tokens" }</dt><dd id="count-tokens">{ a.tokens }</dd></div>
-                <div><dt>{ "Size" }</dt><dd>{ format_bytes(a.bytes) }</dd></div>
+                <div><dt>{ "Kernels" }</dt><dd id="count-kernels">{ compiled(a, a.kernels.len()) }</dd></div>
+                <div><dt>{ "Instructions" }</dt><dd id="count-instructions">{ compiled(a, a.instructions()) }</dd></div>
                 <div><dt>{ "Problems" }</dt><dd id="count-problems">{ a.diagnostics.len() }</dd></div>
             </dl>
             { kernels_section(a) }
@@ -45,23 +45,35 @@ pub fn results(props: &ResultsProps) -> Html {
 }
 
 fn kernels_section(a: &Analysis) -> Html {
-    let body = if a.stage == Stage::Lexed {
-        html! {
-            <p class="note">{ "The PTX parser is not wired in yet: for now the text is only tokenised, so kernels and instruction counts are not listed." }</p>
-        }
+    let body = if a.stage == Stage::Failed {
+        html! { <p class="note">{ format!("The module does not compile yet ({}): fix the problems below to see its kernels.", plural(a.errors(), "error")) }</p> }
     } else if a.kernels.is_empty() {
         html! { <p class="note">{ "No .entry or .func in this module." }</p> }
     } else {
         html! {
             <table class="kernels">
-                <thead><tr><th scope="col">{ "Kernel" }</th><th scope="col">{ "Kind" }</th><th scope="col" class="num">{ "Instructions" }</th><th scope="col" class="num">{ "Line" }</th></tr></thead>
+                <thead>
+                    <tr>
+                        <th scope="col">{ "Name" }</th>
+                        <th scope="col">{ "Kind" }</th>
+                        <th scope="col" class="num" title="PTX instructions in the body">{ "Instr." }</th>
+                        <th scope="col" class="num" title="Virtual registers declared (before allocation)">{ "Virt. regs" }</th>
+                        <th scope="col" class="num" title="Basic blocks">{ "Blocks" }</th>
+                        <th scope="col" class="num">{ "Line" }</th>
+                    </tr>
+                </thead>
                 <tbody>{ for a.kernels.iter().map(kernel_row) }</tbody>
             </table>
         }
     };
     html! {
         <section class="panel" aria-labelledby="kernels-title">
-            <h3 id="kernels-title">{ "Kernels" }</h3>
+            <h3 id="kernels-title">
+                { "Kernels" }
+                <span class="panel-meta" id="module-target">
+                    { a.target.iter().map(|t| format!("{t} · ")).collect::<String>() }{ format_bytes(a.bytes) }
+                </span>
+            </h3>
             { body }
         </section>
     }
@@ -73,6 +85,8 @@ fn kernel_row(k: &KernelInfo) -> Html {
             <td class="kernel-name"><code title={k.name.clone()}>{ &k.name }</code></td>
             <td>{ k.kind.directive() }</td>
             <td class="num kernel-insts">{ k.instructions }</td>
+            <td class="num">{ k.registers }</td>
+            <td class="num">{ k.blocks }</td>
             <td class="num">{ k.line }</td>
         </tr>
     }
@@ -106,6 +120,24 @@ fn diagnostic_item(d: &DiagnosticInfo, on_reveal: &Callback<u32>) -> Html {
                 <div class="diag-hint">{ "hint: " }{ hint }</div>
             }
         </li>
+    }
+}
+
+/// A count that is known only once the module compiled: `—` before.
+fn compiled(a: &Analysis, n: usize) -> String {
+    if a.stage == Stage::Compiled {
+        n.to_string()
+    } else {
+        "—".to_owned()
+    }
+}
+
+/// `1 error`, `3 errors`.
+fn plural(n: usize, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
     }
 }
 

@@ -34,9 +34,10 @@ after(async () => {
 });
 
 /** A fresh page (own local storage) that records console errors, page errors and failed requests. */
-async function openPage() {
+async function openPage({ beforeLoad } = {}) {
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   const page = await context.newPage();
+  if (beforeLoad) await page.addInitScript(beforeLoad);
   const problems = [];
   page.on('console', (msg) => {
     if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);
@@ -131,6 +132,27 @@ test('a reload keeps the edited text', async () => {
     await page.locator('#storage-status', { hasText: 'Restored from this browser' }).waitFor();
     assert.equal(await editor(page).inputValue(), `${text}// end`);
     await page.locator('.doc-title', { hasText: 'Your kernel' }).waitFor();
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});
+
+test('the page keeps working when local storage is unavailable', async () => {
+  // As in a sandboxed iframe: touching window.localStorage throws.
+  const blockStorage = () => {
+    Object.defineProperty(window, 'localStorage', {
+      get() {
+        throw new DOMException('The document is sandboxed', 'SecurityError');
+      },
+    });
+  };
+  const { page, problems, close } = await openPage({ beforeLoad: blockStorage });
+  try {
+    assert.match(await editor(page).inputValue(), /_Z6vecAddPKfS0_Pfi/);
+    await editor(page).fill('.version 8.5\n.target sm_75\n.address_size 64\n');
+    await page.locator('#storage-status', { hasText: 'Not saved' }).waitFor();
+    await page.locator('#no-problems').waitFor();
     assert.deepEqual(problems, []);
   } finally {
     await close();

@@ -125,7 +125,10 @@ async fn results_list_diagnostics_with_line_and_column() {
 async fn results_say_when_there_is_nothing_wrong() {
     let root = mount_point();
     let src = EXAMPLES[0].source;
-    let props = ResultsProps { analysis: Rc::new(analyze(src, 0)), stale: false, on_reveal: Callback::noop() };
+    let revealed = Rc::new(RefCell::new(Vec::<u32>::new()));
+    let sink = Rc::clone(&revealed);
+    let on_reveal = Callback::from(move |line| sink.borrow_mut().push(line));
+    let props = ResultsProps { analysis: Rc::new(analyze(src, 0)), stale: false, on_reveal };
     yew::Renderer::<Results>::with_root_and_props(root.clone(), props).render();
     yew::scheduler::flush().await;
     assert_eq!(query(&root, "#no-problems").text_content().unwrap(), "No problems found.");
@@ -133,6 +136,8 @@ async fn results_say_when_there_is_nothing_wrong() {
     let row = query(&root, "tr.kernel");
     assert_eq!(query(&row, ".kernel-name").text_content().unwrap(), "_Z6vecAddPKfS0_Pfi");
     assert_eq!(query(&row, ".kernel-insts").text_content().unwrap(), "22");
+    query(&row, ".line-link").dyn_into::<web_sys::HtmlElement>().unwrap().click();
+    assert_eq!(*revealed.borrow(), [19]);
     assert!(query(&root, "#module-target").text_content().unwrap().starts_with("PTX 8.5 · sm_75"));
 }
 

@@ -38,13 +38,13 @@ pub fn results(props: &ResultsProps) -> Html {
                 <div><dt>{ "Instructions" }</dt><dd id="count-instructions">{ compiled(a, a.instructions()) }</dd></div>
                 <div><dt>{ "Problems" }</dt><dd id="count-problems">{ a.diagnostics.len() }</dd></div>
             </dl>
-            { kernels_section(a) }
+            { kernels_section(a, &props.on_reveal) }
             { diagnostics_section(&a.diagnostics, &props.on_reveal) }
         </section>
     }
 }
 
-fn kernels_section(a: &Analysis) -> Html {
+fn kernels_section(a: &Analysis, on_reveal: &Callback<u32>) -> Html {
     let body = if a.stage == Stage::Failed {
         html! { <p class="note">{ format!("The module does not compile yet ({}): fix the problems below to see its kernels.", plural(a.errors(), "error")) }</p> }
     } else if a.kernels.is_empty() {
@@ -62,7 +62,7 @@ fn kernels_section(a: &Analysis) -> Html {
                         <th scope="col" class="num">{ "Line" }</th>
                     </tr>
                 </thead>
-                <tbody>{ for a.kernels.iter().map(kernel_row) }</tbody>
+                <tbody>{ for a.kernels.iter().map(|k| kernel_row(k, on_reveal)) }</tbody>
             </table>
         }
     };
@@ -79,7 +79,9 @@ fn kernels_section(a: &Analysis) -> Html {
     }
 }
 
-fn kernel_row(k: &KernelInfo) -> Html {
+fn kernel_row(k: &KernelInfo, on_reveal: &Callback<u32>) -> Html {
+    let line = k.line;
+    let onclick = on_reveal.reform(move |_: MouseEvent| line);
     html! {
         <tr class="kernel">
             <td class="kernel-name"><code title={k.name.clone()}>{ &k.name }</code></td>
@@ -87,7 +89,9 @@ fn kernel_row(k: &KernelInfo) -> Html {
             <td class="num kernel-insts">{ k.instructions }</td>
             <td class="num">{ k.registers }</td>
             <td class="num">{ k.blocks }</td>
-            <td class="num">{ k.line }</td>
+            <td class="num">
+                <button type="button" class="line-link" onclick={onclick} title="Show this kernel in the editor">{ k.line }</button>
+            </td>
         </tr>
     }
 }

@@ -13,6 +13,7 @@
 mod function;
 mod inst;
 mod mods;
+mod mods_info;
 mod operand;
 mod opspec;
 

@@ -87,8 +87,14 @@ impl<'a> Parser<'a> {
                 if self.at_dot(".callprototype") {
                     out.push(Statement::Prototype(self.prototype(name)?));
                 } else if matches!(self.peek_text(), ".branchtargets" | ".calltargets") {
-                    let (s, w) = (self.here(), self.peek_text());
-                    return Err(self.unknown_directive(s, w));
+                    let calls = self.peek_text() == ".calltargets";
+                    self.pos += 1;
+                    let mut targets = alloc::vec![self.name("a target")?];
+                    while self.eat_punct(",") {
+                        targets.push(self.name("a target")?);
+                    }
+                    self.expect_semicolon("after the target list")?;
+                    out.push(Statement::Targets { name, calls, targets });
                 } else {
                     out.push(Statement::Label(name));
                 }
@@ -135,6 +141,11 @@ impl<'a> Parser<'a> {
                 };
                 out.push(Statement::Var(self.var_decl(linkage, start)?));
             }
+            ".branchtargets" | ".calltargets" => {
+                let d = Diagnostic::error(start, format!("'{word}' must follow the label that names the list"))
+                    .with_hint(format!("write `targets: {word} a, b;`"));
+                return Err(self.push(d));
+            }
             _ => return Err(self.unknown_directive(start, word)),
         }
         Ok(())
@@ -151,7 +162,7 @@ impl<'a> Parser<'a> {
         self.pos += 1;
         let params = if self.at_punct("(") { self.param_list()? } else { Vec::new() };
         let noreturn = self.eat_dot(".noreturn");
-        self.expect_punct(";", "after .callprototype")?;
+        self.expect_semicolon("after .callprototype")?;
         Ok(PrototypeDecl { name, returns, params, noreturn })
     }
 
@@ -215,17 +226,8 @@ impl<'a> Parser<'a> {
             if self.eat_punct(",") {
                 continue;
             }
-            if self.eat_punct(";") {
-                return Ok(ops);
-            }
-            let found = self.describe_next();
-            let d = Diagnostic::error(self.here(), format!("expected ',' or ';' after an operand, found {found}"));
-            let d = if self.peek().is_none_or(|t| self.src[..t.span.start as usize].ends_with('\n')) {
-                d.with_hint("is the ';' at the end of the previous line missing?")
-            } else {
-                d
-            };
-            return Err(self.push(d));
+            self.expect_semicolon("(or ',') after an operand")?;
+            return Ok(ops);
         }
     }
 

@@ -23,8 +23,10 @@ use crate::storage;
 const SYNC_SAVE_LIMIT: usize = 256 * 1024;
 /// Pause in typing after which a large text is saved, in milliseconds.
 const SAVE_DELAY_MS: u32 = 400;
-/// Pause in typing after which a large text is analysed, in milliseconds.
+/// Pause in typing after which a large text is analysed, in milliseconds; texts over
+/// `SYNC_SAVE_LIMIT` (a 48k-line module takes a noticeable fraction of a second) wait longer.
 const ANALYSIS_DELAY_MS: u32 = 250;
+const HUGE_ANALYSIS_DELAY_MS: u32 = 600;
 
 /// The page.
 #[function_component(App)]

@@ -96,9 +96,10 @@ fn save(text: &str, dispatcher: &yew::UseReducerDispatcher<AppState>) {
 fn use_deferred_analysis(state: &AppContext) {
     let timer: Rc<RefCell<Option<Timeout>>> = use_mut_ref(|| None);
     let dispatcher = state.dispatcher();
+    let delay = if state.source.len() > SYNC_SAVE_LIMIT { HUGE_ANALYSIS_DELAY_MS } else { ANALYSIS_DELAY_MS };
     use_effect_with((state.revision, state.analysis_pending()), move |&(revision, pending)| {
         *timer.borrow_mut() =
-            pending.then(|| Timeout::new(ANALYSIS_DELAY_MS, move || dispatcher.dispatch(Action::Analyze(revision))));
+            pending.then(|| Timeout::new(delay, move || dispatcher.dispatch(Action::Analyze(revision))));
     });
 }
 

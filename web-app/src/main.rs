@@ -1,12 +1,6 @@
-//! RegLab's web front end (Yew). All computation goes through `sim-core`; this crate holds view
-//! code, the one `AppState` reducer, and browser glue (local storage, URL fragment, worker).
+//! Entry point of the web app: installs the panic hook and mounts [`web_app::App`] on `<body>`.
 
 fn main() {
     console_error_panic_hook::set_once();
-    yew::Renderer::<App>::new().render();
-}
-
-#[yew::function_component(App)]
-fn app() -> yew::Html {
-    yew::html! { <main><h1>{ "RegLab" }</h1></main> }
+    yew::Renderer::<web_app::App>::new().render();
 }

@@ -1,0 +1,24 @@
+//! RegLab's web front end (Yew). All computation goes through `sim-core`; this crate holds view
+//! code, the one [`state::AppState`] reducer, and browser glue (local storage, timers).
+//!
+//! ```text
+//! App (app.rs) ── use_reducer(AppState) ── ContextProvider<AppContext>
+//!   └─ Workspace: reads the context, passes props down, turns callbacks into `Action`s
+//!        ├─ Header + ExamplesPicker   (components/header.rs, components/examples_picker.rs)
+//!        ├─ Editor                    (components/editor.rs; markup from highlight.rs)
+//!        └─ Results                   (components/results.rs; data from model.rs)
+//! ```
+//!
+//! Where things live: [`model`] is the only module that calls the PTX front end; [`highlight`] turns
+//! the lexer's classes into editor markup; [`storage`] keeps the editor text in local storage;
+//! [`examples`] holds the bundled kernels (embedded at build time by `build.rs`).
+
+pub mod app;
+pub mod components;
+pub mod examples;
+pub mod highlight;
+pub mod model;
+pub mod state;
+pub mod storage;
+
+pub use app::App;

@@ -2,6 +2,8 @@
 //! file-test convention (`tests/cases/<area>/<name>.ptx` with a sibling `.expected`, `BLESS=1` to
 //! regenerate).
 
+pub mod analysis_dump;
+
 use std::path::{Path, PathBuf};
 
 pub mod nvidia_occupancy;

@@ -34,6 +34,7 @@
 
 extern crate alloc;
 
+pub mod analysis;
 pub mod diagnostic;
 pub mod ir;
 pub mod ptx;

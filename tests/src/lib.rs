@@ -4,6 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod scheme_dump;
+
 /// The PTX corpus directory: `$REGLAB_CORPUS`, else `../shared/corpus/ptx` beside the repository.
 pub fn corpus_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("REGLAB_CORPUS") {

@@ -12,7 +12,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::inst::{Imm, Inst, Operand, Symbol};
+use super::inst::{Imm, Inst, Operand, SchemeOperand, Symbol};
 use super::modifiers::{MulMode, VoteMode};
 use super::opcode::Opcode;
 use super::print_inst::{write_opcode, Names};
@@ -49,10 +49,16 @@ pub fn check_operands(names: &Names<'_>, inst: &Inst, at: Span, diags: &mut Vec<
     if inst.opcode == Opcode::Call {
         c.call();
     }
+    super::scheme::check_operands(inst, at, c.diags);
 }
 
 fn bits(t: Option<Type>) -> u32 {
     t.map_or(0, Type::bits)
+}
+
+/// The type of the value a composite producer computes (the destination type of a `cvt`).
+fn composite_result_type(inner: &Inst) -> Option<Type> {
+    inner.types.first()
 }
 
 /// Whether integer `v` (64-bit two's complement) fits in `b` bits, signed or unsigned.
@@ -224,6 +230,23 @@ impl Checker<'_, '_> {
                         ty.bits(),
                         ty
                     ));
+                }
+            }
+            Operand::Scheme(s) => {
+                let ty = match &**s {
+                    SchemeOperand::Memory(m) => Some(m.ty),
+                    SchemeOperand::Composite(inner) => composite_result_type(inner),
+                    SchemeOperand::Crf => None,
+                };
+                let ok = match (ty, want) {
+                    (Some(t), Want::Exact(b)) => t.bits() == b,
+                    (Some(t), Want::AtLeast(b)) => t.bits() >= b,
+                    (Some(_), Want::Pred) => false,
+                    _ => true,
+                };
+                if !ok {
+                    let op = self.opname();
+                    self.error(format!("operand {} of '{op}' has the wrong width", i + 1));
                 }
             }
             Operand::Imm(Imm::Int(v)) => {

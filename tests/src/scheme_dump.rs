@@ -1,0 +1,95 @@
+//! Text renderings of the register-file schemes' analyses and passes (single-use loads, the DeMO
+//! rewrite, composite pairs and fusion, integer ranges) for the file tests under
+//! `tests/cases/analysis/`. Each section renders one function; instructions print in the IR's
+//! text form.
+//!
+//! ```text
+//! -- single_use_loads
+//! loads 4, single-use 1
+//! ld.const.f32 %f2, [%rd1+4] -> mul.ftz.f32 %f3, %f2, %f1 (operand 1)
+//! ```
+
+use std::fmt::Write as _;
+
+use sim_core::analysis::{composite_fuse, demo_rewrite, CompositePairs, CompositeRules, Placement, SingleUseLoads};
+use sim_core::ir::print_inst::{write_inst, Names};
+use sim_core::ir::{Function, Handle, Inst, Module};
+
+/// The sections this module renders.
+pub const SECTIONS: &[&str] = &["single_use_loads", "demo", "composite", "composite_crf", "fuse", "fuse_crf"];
+
+/// Renders `section` of function `index` (by position among the module's functions) into `out`;
+/// false if the section is not one of [`SECTIONS`].
+pub fn section(out: &mut String, module: &Module, func: &Function, section: &str) -> bool {
+    match section {
+        "single_use_loads" => single_use(out, module, func),
+        "demo" => match demo_rewrite(module) {
+            Ok(r) => listing(out, &r.module, &func.name),
+            Err(d) => verifier_errors(out, &d),
+        },
+        "composite" => pairs(out, module, func, CompositeRules::spec()),
+        "composite_crf" => pairs(out, module, func, CompositeRules::gilani_fig4()),
+        "fuse" | "fuse_crf" => {
+            let rules = if section == "fuse" { CompositeRules::spec() } else { CompositeRules::gilani_fig4() };
+            match composite_fuse(module, rules) {
+                Ok(r) => listing(out, &r.module, &func.name),
+                Err(d) => verifier_errors(out, &d),
+            }
+        }
+        _ => return false,
+    }
+    true
+}
+
+/// One instruction in the IR's text form.
+pub fn inst_text(module: &Module, func: &Function, h: Handle<Inst>) -> String {
+    let mut s = String::new();
+    if let Some(body) = &func.body {
+        if let Some(inst) = body.insts.get(h) {
+            let _ = write_inst(&mut s, &Names { module, func, body }, inst);
+        }
+    }
+    s
+}
+
+fn single_use(out: &mut String, module: &Module, func: &Function) {
+    let loads = SingleUseLoads::compute(func);
+    let _ = writeln!(out, "loads {}, single-use {}", loads.load_count(), loads.len());
+    for u in loads.iter() {
+        let (l, c) = (inst_text(module, func, u.load), inst_text(module, func, u.consumer));
+        let _ = writeln!(out, "{l} -> {c} (operand {})", u.operand);
+    }
+}
+
+fn pairs(out: &mut String, module: &Module, func: &Function, rules: CompositeRules) {
+    let pairs = CompositePairs::compute(func, rules);
+    let _ = writeln!(out, "pairs {}", pairs.len());
+    for p in pairs.iter() {
+        let at = if p.placement == Placement::AtFirst { "first" } else { "second" };
+        let (a, b) = (inst_text(module, func, p.first), inst_text(module, func, p.second));
+        let _ = writeln!(out, "{} ({}) at {at}: {a} + {b}", p.class.name(), p.class.resources());
+        for &r in &p.crf_reads {
+            let _ = writeln!(out, "  reads %crf: {}", inst_text(module, func, r));
+        }
+    }
+}
+
+/// The instructions of function `name` in `module`, one per line, labels on their own lines.
+fn listing(out: &mut String, module: &Module, name: &str) {
+    let Some(func) = module.functions.values().find(|f| f.name == name) else { return };
+    let Some(body) = &func.body else { return };
+    for block in body.blocks.values() {
+        if let Some(label) = &block.label {
+            let _ = writeln!(out, "{label}:");
+        }
+        for &h in &block.insts {
+            let _ = writeln!(out, "  {};", inst_text(module, func, h));
+        }
+    }
+}
+
+fn verifier_errors(out: &mut String, diags: &[sim_core::diagnostic::Diagnostic]) {
+    for d in diags {
+        let _ = writeln!(out, "verifier: {}", d.message);
+    }
+}

@@ -27,6 +27,7 @@
 //! | [`diagnostic`] | spans, line/column mapping, the one `Diagnostic` type (text and HTML) |
 //! | [`ir`] | the IR: modules, functions, blocks, typed instructions, text form, verifier |
 //! | [`ptx`] | the PTX front end: lexer, parser → AST, lowering → IR, emitter IR → PTX |
+//! | [`analysis`] | static analyses: CFG, (post-)dominators, loops, liveness, allocation, uniformity, use counts |
 //!
 //! No function in this crate panics on any input: bad input is returned as a value.
 

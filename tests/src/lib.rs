@@ -4,8 +4,6 @@
 
 use std::path::{Path, PathBuf};
 
-pub mod scheme_dump;
-
 /// The PTX corpus directory: `$REGLAB_CORPUS`, else `../shared/corpus/ptx` beside the repository.
 pub fn corpus_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("REGLAB_CORPUS") {
@@ -40,3 +38,7 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
         }
     }
 }
+
+pub mod analysis_dump;
+pub mod filetest;
+pub mod scheme_dump;

@@ -11,14 +11,16 @@
 
 use std::fmt::Write as _;
 
-use sim_core::analysis::{composite_fuse, demo_rewrite, CompositePairs, CompositeRules, Placement, SingleUseLoads};
+use sim_core::analysis::{
+    composite_fuse, demo_rewrite, Cfg, CompositePairs, CompositeRules, Liveness, Placement, SingleUseLoads,
+};
 use sim_core::ir::print_inst::{write_inst, Names};
 use sim_core::ir::{Function, Handle, Inst, Module};
 
 /// The sections this module renders.
 pub const SECTIONS: &[&str] = &["single_use_loads", "demo", "composite", "composite_crf", "fuse", "fuse_crf"];
 
-/// Renders `section` of function `index` (by position among the module's functions) into `out`;
+/// Renders `section` of `func` (a function of `module`) into `out`;
 /// false if the section is not one of [`SECTIONS`].
 pub fn section(out: &mut String, module: &Module, func: &Function, section: &str) -> bool {
     match section {
@@ -53,7 +55,7 @@ pub fn inst_text(module: &Module, func: &Function, h: Handle<Inst>) -> String {
 }
 
 fn single_use(out: &mut String, module: &Module, func: &Function) {
-    let loads = SingleUseLoads::compute(func);
+    let loads = SingleUseLoads::compute(func, &Liveness::compute(func, &Cfg::compute(func)));
     let _ = writeln!(out, "loads {}, single-use {}", loads.load_count(), loads.len());
     for u in loads.iter() {
         let (l, c) = (inst_text(module, func, u.load), inst_text(module, func, u.consumer));
@@ -62,7 +64,7 @@ fn single_use(out: &mut String, module: &Module, func: &Function) {
 }
 
 fn pairs(out: &mut String, module: &Module, func: &Function, rules: CompositeRules) {
-    let pairs = CompositePairs::compute(func, rules);
+    let pairs = CompositePairs::compute(func, &Liveness::compute(func, &Cfg::compute(func)), rules);
     let _ = writeln!(out, "pairs {}", pairs.len());
     for p in pairs.iter() {
         let at = if p.placement == Placement::AtFirst { "first" } else { "second" };

@@ -24,7 +24,8 @@ use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
 
-use super::block_liveness::BlockLiveness;
+use super::liveness::Liveness;
+use super::single_use_loads::live_out_of_block;
 use crate::ir::scheme::{composite_class, composite_register_sources, memory_operands, CompositeClass};
 use crate::ir::{Function, Handle, Inst, Operand, Reg};
 
@@ -104,11 +105,11 @@ struct Search<'a> {
 }
 
 impl CompositePairs {
-    /// Finds the pairs of every block of `func`, greedily top-down.
-    pub fn compute(func: &Function, rules: CompositeRules) -> CompositePairs {
+    /// Finds the pairs of every block of `func`, greedily top-down; `live` is the liveness of
+    /// `func`.
+    pub fn compute(func: &Function, live: &Liveness, rules: CompositeRules) -> CompositePairs {
         let mut out = CompositePairs::default();
         let Some(body) = &func.body else { return out };
-        let live = BlockLiveness::compute(func);
         for (bh, block) in body.blocks.iter() {
             let insts: Vec<&Inst> = block.insts.iter().filter_map(|&h| body.insts.get(h)).collect();
             if insts.len() != block.insts.len() {
@@ -116,7 +117,7 @@ impl CompositePairs {
             }
             let mut s = Search { insts, handles: &block.insts, taken: BTreeSet::new(), busy: Vec::new(), rules };
             for i in 0..s.insts.len() {
-                if let Some(pair) = s.pair_at(i, |r| live.live_out(bh, r)) {
+                if let Some(pair) = s.pair_at(i, |r| live_out_of_block(live, bh, r)) {
                     out.member.insert(pair.first, out.pairs.len());
                     out.member.insert(pair.second, out.pairs.len());
                     for &r in &pair.crf_reads {

@@ -18,7 +18,9 @@
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
+use super::cfg::Cfg;
 use super::composite::{CompositePair, CompositePairs, CompositeRules, Placement};
+use super::liveness::Liveness;
 use super::rebuild::{rebuild, Slot};
 use crate::diagnostic::Diagnostic;
 use crate::ir::{Body, Function, Inst, Module, Opcode, Operand, SchemeOperand};
@@ -39,7 +41,8 @@ pub fn composite_fuse(module: &Module, rules: CompositeRules) -> Result<Composit
     let mut fused = 0;
     for (h, func) in module.functions.iter() {
         let Some(body) = &func.body else { continue };
-        let pairs = CompositePairs::compute(func, rules);
+        let live = Liveness::compute(func, &Cfg::compute(func));
+        let pairs = CompositePairs::compute(func, &live, rules);
         fused += pairs.len();
         let new_body = fuse_body(body, &pairs);
         if let Some(f) = out.functions.get_mut(h) {

@@ -15,6 +15,8 @@
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
+use super::cfg::Cfg;
+use super::liveness::Liveness;
 use super::rebuild::{rebuild, Slot};
 use super::single_use_loads::SingleUseLoads;
 use crate::diagnostic::Diagnostic;
@@ -51,7 +53,7 @@ pub fn demo_rewrite(module: &Module) -> Result<DemoRewrite, Vec<Diagnostic>> {
 /// `func` with its single-use loads folded into their consumers (`None` for a declaration).
 pub fn rewrite_function(func: &Function, rewritten: &mut usize) -> Option<Function> {
     let body = func.body.as_ref()?;
-    let loads = SingleUseLoads::compute(func);
+    let loads = SingleUseLoads::compute(func, &Liveness::compute(func, &Cfg::compute(func)));
     let new_body = rebuild(body, |_, insts| {
         let mut slots = Vec::with_capacity(insts.len());
         for &ih in insts {

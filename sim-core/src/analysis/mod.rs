@@ -1,30 +1,67 @@
-//! Static analyses of one function body (pure functions of the IR, each a struct with a
-//! `compute` constructor and query methods) and the IR → IR passes of the register-file schemes
-//! that build on them (their results go through the verifier again).
+//! Static analyses of one function body: pure functions of the IR, each a struct with a
+//! `compute` constructor and query methods, never mutating what they analyse.
 //!
 //! ```text
-//! ld.const.f32 %f2, [%rd1+4];   // SingleUseLoads: read once, by the mul (DeMO)
-//! mul.ftz.f32 %f3, %f2, %f1;    // demo_rewrite: mul.ftz.f32 %f3, %c[%rd1+4], %f1
-//! xor.b32 %r0, %r2, %r0;        // CompositePairs: add/logic-shift with the shr (Gilani)
-//! shr.u32 %r0, %r0, 31;         // composite_fuse: xor.b32_shr.u32 %r0, %r2, %r0, 31
+//! .visible .entry k(.param .u64 p) {
+//!   .reg .pred %p<2>; .reg .b32 %r<3>;
+//!   mov.u32 %r1, %tid.x;          // Cfg: one block …; Liveness: %r1 live after this line
+//!   setp.eq.s32 %p1, %r1, 0;      // Uniformity: %r1, %p1 vary across the warp
+//!   @%p1 bra DONE;                // PostDominators: a divergent warp reconverges at DONE
+//!   …
+//! }
 //! ```
 //!
-//! | module | analysis or pass |
+//! | module | analysis |
 //! |---|---|
-//! | [`block_liveness`] | registers live at block ends |
+//! | [`bitset`] | compact bit sets over 32-bit register units or definitions |
+//! | [`cfg`] | control-flow graph with a virtual exit; call sites |
+//! | [`dominators`] | dominators, dominance frontiers, post-dominators, reconvergence points |
+//! | [`loops`] | natural loops, nesting, irreducible flow |
+//! | [`liveness`] | live 32-bit register units per block and instruction, pressure, FineReg vectors |
 //! | [`single_use_loads`] | DeMO Algorithm 1: loads whose value is read exactly once |
-//! | [`demo_rewrite`] | DeMO Algorithm 2: consumers read memory directly (IR → IR) |
+//! | [`demo_rewrite`] | DeMO Algorithm 2: consumers read memory directly (IR → IR pass) |
 //! | [`composite`] | Gilani Table 1 composite-instruction pairs |
-//! | [`composite_fuse`] | composite instructions with the composite register file (IR → IR) |
+//! | [`composite_fuse`] | composite instructions and the composite register file (IR → IR pass) |
+//! | [`rebuild`] | the common tail of the IR → IR passes: a body from new instruction lists |
 
-pub mod block_liveness;
+pub mod bitset;
+pub mod cfg;
 pub mod composite;
 pub mod composite_fuse;
 pub mod demo_rewrite;
+pub mod dominators;
+mod live_solver;
+pub mod liveness;
+pub mod loops;
 pub mod rebuild;
 pub mod single_use_loads;
 
+pub use bitset::{BitMatrix, BitSet, Bits};
+pub use cfg::{CallSite, Callee, Cfg};
 pub use composite::{CompositePair, CompositePairs, CompositeRules, Placement};
 pub use composite_fuse::{composite_fuse, CompositeFusion};
 pub use demo_rewrite::{demo_rewrite, DemoRewrite};
+pub use dominators::{Dominators, PostDomNode, PostDominators};
+pub use liveness::{Liveness, UnitMap};
+pub use loops::{Loop, Loops};
 pub use single_use_loads::{SingleUse, SingleUseLoads};
+
+#[cfg(test)]
+pub(crate) mod test_util {
+    use crate::ir::Module;
+
+    /// Compiles a one-kernel module whose body is `body` (declarations and instructions); a
+    /// failure is reported through an empty module so the test's assertions fail visibly.
+    pub fn kernel(body: &str) -> Module {
+        let src = alloc::format!(
+            ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 k_p0)\n{{\n{body}\n}}\n"
+        );
+        match crate::ptx::compile(&src) {
+            Ok(m) => m,
+            Err(d) => {
+                assert!(d.is_empty(), "test kernel does not compile: {d:?}");
+                Module::default()
+            }
+        }
+    }
+}

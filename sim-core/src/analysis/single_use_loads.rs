@@ -24,7 +24,7 @@ use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
 
-use super::block_liveness::BlockLiveness;
+use super::liveness::Liveness;
 use crate::ir::scheme::{accepts_memory_operand, memory_operands};
 use crate::ir::{AddressBase, Block, Body, Function, Handle, Inst, Opcode, Operand, Reg, StateSpace};
 
@@ -59,13 +59,13 @@ struct Active {
 }
 
 impl SingleUseLoads {
-    /// Runs Algorithm 1 over every block of `func` (an empty result for a declaration).
-    pub fn compute(func: &Function) -> SingleUseLoads {
+    /// Runs Algorithm 1 over every block of `func` (an empty result for a declaration), with
+    /// `live` the liveness of `func`.
+    pub fn compute(func: &Function, live: &Liveness) -> SingleUseLoads {
         let mut out = SingleUseLoads::default();
         let Some(body) = &func.body else { return out };
-        let live = BlockLiveness::compute(func);
         for (bh, block) in body.blocks.iter() {
-            out.block(body, bh, block, &live);
+            out.block(body, bh, block, live);
         }
         out
     }
@@ -105,7 +105,7 @@ impl SingleUseLoads {
         self.loads
     }
 
-    fn block(&mut self, body: &Body, bh: Handle<Block>, block: &Block, live: &BlockLiveness) {
+    fn block(&mut self, body: &Body, bh: Handle<Block>, block: &Block, live: &Liveness) {
         let mut active: BTreeMap<Handle<Reg>, Active> = BTreeMap::new();
         let mut found = Vec::new();
         for &ih in &block.insts {
@@ -138,7 +138,7 @@ impl SingleUseLoads {
                 }
             }
         }
-        found.extend(active.into_iter().filter(|(r, _)| !live.live_out(bh, *r)));
+        found.extend(active.into_iter().filter(|(r, _)| !live_out_of_block(live, bh, *r)));
         found.sort_by_key(|(_, a)| a.load);
         for (reg, a) in found {
             self.accept(body, reg, &a);
@@ -227,4 +227,14 @@ pub(crate) fn orders_memory(op: Opcode) -> bool {
             | Alloca
             | Stackrestore
     )
+}
+
+/// True if some unit of `reg` is live at the end of `block`.
+pub(crate) fn live_out_of_block(live: &Liveness, block: Handle<Block>, reg: Handle<Reg>) -> bool {
+    let Some(out) = live.block_live_out(block) else { return true };
+    let map = live.unit_map();
+    match map.pred_index(reg) {
+        Some(_) => true,
+        None => map.units_of(reg).any(|u| out.contains(u)),
+    }
 }

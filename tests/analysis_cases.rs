@@ -23,6 +23,7 @@ macro_rules! cases {
 }
 
 cases!(
+    angerd_fig8_k50,
     cfg_diamond,
     cfg_calls_and_exits,
     demo_fig4,

@@ -11,14 +11,17 @@
 
 use std::fmt::Write as _;
 
+use sim_core::analysis::essa::{Against, ValueKind};
 use sim_core::analysis::{
-    composite_fuse, demo_rewrite, Cfg, CompositePairs, CompositeRules, Liveness, Placement, SingleUseLoads,
+    composite_fuse, demo_rewrite, BitWidth, Cfg, CompositePairs, CompositeRules, Dominators, Liveness, Placement,
+    RangeAnalysis, RangeSeeds, SingleUseLoads,
 };
 use sim_core::ir::print_inst::{write_inst, Names};
-use sim_core::ir::{Function, Handle, Inst, Module};
+use sim_core::ir::{Block, Function, Handle, Inst, Module, Reg};
 
 /// The sections this module renders.
-pub const SECTIONS: &[&str] = &["single_use_loads", "demo", "composite", "composite_crf", "fuse", "fuse_crf"];
+pub const SECTIONS: &[&str] =
+    &["single_use_loads", "demo", "composite", "composite_crf", "fuse", "fuse_crf", "ranges", "ranges_launch"];
 
 /// Renders `section` of `func` (a function of `module`) into `out`;
 /// false if the section is not one of [`SECTIONS`].
@@ -38,9 +41,69 @@ pub fn section(out: &mut String, module: &Module, func: &Function, section: &str
                 Err(d) => verifier_errors(out, &d),
             }
         }
+        "ranges" => ranges(out, module, func, &RangeSeeds::architectural()),
+        // A launch of 64 × 1 × 1 CTAs of 256 × 1 × 1 threads.
+        "ranges_launch" => ranges(out, module, func, &RangeSeeds::launch([64, 1, 1], [256, 1, 1])),
         _ => return false,
     }
     true
+}
+
+fn width(b: Option<BitWidth>) -> String {
+    b.map_or(String::from("-"), |b| format!("{}{}", b.bits, if b.signed { "s" } else { "u" }))
+}
+
+/// Per block: σs arriving, φs, then each instruction with the ranges and bitwidths of what it
+/// writes; last, every register's union of ranges and bitwidth.
+fn ranges(out: &mut String, module: &Module, func: &Function, seeds: &RangeSeeds) {
+    let Some(body) = &func.body else { return };
+    let cfg = Cfg::compute(func);
+    let dom = Dominators::compute(&cfg);
+    let live = Liveness::compute(func, &cfg);
+    let ra = RangeAnalysis::compute(func, &cfg, &dom, &live, seeds);
+    let reg = |r: Handle<Reg>| body.regs.get(r).map_or(String::from("?"), |r| r.name.clone());
+    let block = |b: Handle<Block>| crate::analysis_dump::block_name(body, b);
+    for (bh, blk) in body.blocks.iter() {
+        let _ = writeln!(out, "{}:", block(bh));
+        for (h, v) in ra.essa().values() {
+            let r = ra.value_range(h);
+            match &v.kind {
+                ValueKind::Sigma { from, to, test, .. } if *to == bh => {
+                    let against = match test.against {
+                        Against::Const(c) => format!("{}", c as i64),
+                        Against::Value(w) => ra.essa().value(w).map_or(String::from("?"), |w| reg(w.reg)),
+                    };
+                    let sign = if test.signed { "s" } else { "u" };
+                    let (name, cmp) = (reg(v.reg), test.cmp.symbol());
+                    let _ = writeln!(out, "  σ {name} from {}: {name} {cmp}{sign} {against} -> {r}", block(*from));
+                }
+                ValueKind::Phi { block: b, .. } if *b == bh => {
+                    let _ = writeln!(out, "  φ {} -> {r}", reg(v.reg));
+                }
+                _ => {}
+            }
+        }
+        for &ih in &blk.insts {
+            let defs: Vec<String> = ra
+                .essa()
+                .writes_of(ih)
+                .iter()
+                .map(|&(r, v)| format!("{} {} {}", reg(r), ra.value_range(v), width(ra.bitwidth(ih, r))))
+                .collect();
+            let text = inst_text(module, func, ih);
+            if defs.is_empty() {
+                let _ = writeln!(out, "  {text}");
+            } else {
+                let _ = writeln!(out, "  {text:<36} ; {}", defs.join(", "));
+            }
+        }
+    }
+    let _ = writeln!(out, "registers:");
+    for r in body.regs.handles() {
+        if let Some(range) = ra.register_range(r).filter(|r| !r.is_empty()) {
+            let _ = writeln!(out, "  {} {range} {}", reg(r), width(ra.register_bitwidth(r)));
+        }
+    }
 }
 
 /// One instruction in the IR's text form.

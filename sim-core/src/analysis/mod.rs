@@ -18,6 +18,8 @@
 //! | [`dominators`] | dominators, dominance frontiers, post-dominators, reconvergence points |
 //! | [`loops`] | natural loops, nesting, irreducible flow |
 //! | [`liveness`] | live 32-bit register units per block and instruction, pressure, FineReg vectors |
+//! | [`essa`] | e-SSA view: values per write, φ at joins, σ after compares and branches |
+//! | [`ranges`] | integer range analysis → bitwidth and signedness per value ([`interval`], [`range_seeds`]) |
 //! | [`single_use_loads`] | DeMO Algorithm 1: loads whose value is read exactly once |
 //! | [`demo_rewrite`] | DeMO Algorithm 2: consumers read memory directly (IR → IR pass) |
 //! | [`composite`] | Gilani Table 1 composite-instruction pairs |
@@ -30,9 +32,16 @@ pub mod composite;
 pub mod composite_fuse;
 pub mod demo_rewrite;
 pub mod dominators;
+pub mod essa;
+mod essa_place;
+pub mod interval;
 mod live_solver;
 pub mod liveness;
 pub mod loops;
+pub mod range_seeds;
+mod range_solver;
+mod range_transfer;
+pub mod ranges;
 pub mod rebuild;
 pub mod single_use_loads;
 
@@ -42,8 +51,12 @@ pub use composite::{CompositePair, CompositePairs, CompositeRules, Placement};
 pub use composite_fuse::{composite_fuse, CompositeFusion};
 pub use demo_rewrite::{demo_rewrite, DemoRewrite};
 pub use dominators::{Dominators, PostDomNode, PostDominators};
+pub use essa::Essa;
+pub use interval::{BitWidth, Interp, Interval};
 pub use liveness::{Liveness, UnitMap};
 pub use loops::{Loop, Loops};
+pub use range_seeds::RangeSeeds;
+pub use ranges::RangeAnalysis;
 pub use single_use_loads::{SingleUse, SingleUseLoads};
 
 #[cfg(test)]

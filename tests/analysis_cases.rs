@@ -26,13 +26,18 @@ cases!(
     angerd_fig8_k50,
     cfg_diamond,
     cfg_calls_and_exits,
+    composite_rules,
     demo_fig4,
+    demo_rules,
     gilani_fig4_dct,
     finereg_fig7,
     liveness_call,
     liveness_loop_pairs,
     loops_nested,
-    postdom_divergent_loop
+    postdom_divergent_loop,
+    ranges_arith,
+    ranges_branches,
+    ranges_symbolic_nested,
 );
 
 #[test]

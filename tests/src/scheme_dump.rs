@@ -65,22 +65,23 @@ fn ranges(out: &mut String, module: &Module, func: &Function, seeds: &RangeSeeds
     let block = |b: Handle<Block>| crate::analysis_dump::block_name(body, b);
     for (bh, blk) in body.blocks.iter() {
         let _ = writeln!(out, "{}:", block(bh));
+        // σs of edges into this block first (on a split critical edge they feed its φs), then φs.
         for (h, v) in ra.essa().values() {
-            let r = ra.value_range(h);
-            match &v.kind {
-                ValueKind::Sigma { from, to, test, .. } if *to == bh => {
+            if let ValueKind::Sigma { from, to, test, .. } = &v.kind {
+                if *to == bh {
                     let against = match test.against {
                         Against::Const(c) => format!("{}", c as i64),
                         Against::Value(w) => ra.essa().value(w).map_or(String::from("?"), |w| reg(w.reg)),
                     };
                     let sign = if test.signed { "s" } else { "u" };
-                    let (name, cmp) = (reg(v.reg), test.cmp.symbol());
+                    let (name, cmp, r) = (reg(v.reg), test.cmp.symbol(), ra.value_range(h));
                     let _ = writeln!(out, "  σ {name} from {}: {name} {cmp}{sign} {against} -> {r}", block(*from));
                 }
-                ValueKind::Phi { block: b, .. } if *b == bh => {
-                    let _ = writeln!(out, "  φ {} -> {r}", reg(v.reg));
-                }
-                _ => {}
+            }
+        }
+        for (h, v) in ra.essa().values() {
+            if matches!(v.kind, ValueKind::Phi { block: b, .. } if b == bh) {
+                let _ = writeln!(out, "  φ {} -> {}", reg(v.reg), ra.value_range(h));
             }
         }
         for &ih in &blk.insts {

@@ -152,6 +152,18 @@ impl Interval {
         }
     }
 
+    /// Brings a value into `t`'s window: modular ([`Interval::wrap`]), or, in the solver's
+    /// mathematical phase, only reinterpreting values that fit the `t.bits`-bit patterns and
+    /// keeping anything beyond them as the unbounded integers Campos et al. work with.
+    pub fn convert(self, t: Interp, modular: bool) -> Interval {
+        let patterns = Interval::new(Interp::new(t.bits, true).min(), Interp::new(t.bits, false).max());
+        if modular || self.within(patterns) {
+            self.wrap(t)
+        } else {
+            self
+        }
+    }
+
     /// Applies a monotone-in-each-argument function to the four corners and takes the hull (⊥ if
     /// either input is ⊥).
     pub fn corners(self, o: Interval, f: impl Fn(i128, i128) -> i128) -> Interval {

@@ -6,6 +6,11 @@
 //! ("future") lies in the same component left open; then the futures are resolved and the
 //! component is narrowed (`x ← x ⊓ f(x)`) to a fixpoint or a round limit.
 //!
+//! Each cyclic component is first solved over the unbounded integers, as Campos et al. do (a
+//! widened `[0, +∞] + 1` stays `[1, +∞]` and narrowing brings it back). If every value then fits
+//! its register's window, nothing wrapped and the solution is sound for PTX's modular arithmetic
+//! too; otherwise the component is solved again with wrap-around semantics throughout.
+//!
 //! ```text
 //! k1 = φ(0, k3); k_t = σ(k1 < 50); k3 = k_t + 1      // one component
 //! widening: k1 [0,0] → [0,1] → [0,50] (50 is a program constant); k_t [0,49]; k3 [1,50]
@@ -17,6 +22,9 @@ use super::interval::Interval;
 
 /// Rounds of narrowing per component at most (every intermediate state is sound).
 const NARROWING_ROUNDS: usize = 64;
+
+/// "Infinity" of the unbounded phase: far beyond any 64-bit window, far below `i128`'s limits.
+const INFINITY: i128 = 1 << 100;
 
 /// The strongly connected components of the graph `v → deps[v]`, dependencies first (Tarjan,
 /// iterative).
@@ -75,14 +83,24 @@ pub(crate) fn components(deps: &[Vec<u32>]) -> Vec<Vec<u32>> {
     out
 }
 
+/// Where a constraint is evaluated.
+pub(crate) struct State<'a> {
+    /// The current range of every value.
+    pub ranges: &'a [Interval],
+    /// σ-bounds ("futures") for which this is false are not resolved yet: ignore them.
+    pub open: &'a dyn Fn(u32) -> bool,
+    /// PTX's wrap-around arithmetic, else the unbounded integers.
+    pub modular: bool,
+}
+
 /// What the solver needs from the analysis.
 pub(crate) trait System {
     /// Number of values.
     fn len(&self) -> usize;
     /// The values `v`'s constraint reads.
     fn deps(&self, v: u32) -> Vec<u32>;
-    /// `v`'s constraint evaluated on `ranges`; σ-bounds `open` for which return false are ignored.
-    fn eval(&self, v: u32, ranges: &[Interval], open: &dyn Fn(u32) -> bool) -> Interval;
+    /// `v`'s constraint evaluated in state `at`.
+    fn eval(&self, v: u32, at: &State<'_>) -> Interval;
     /// The window of `v` (where widening ends).
     fn window(&self, v: u32) -> Interval;
 }
@@ -107,11 +125,17 @@ pub(crate) fn solve(sys: &dyn System, jumps: &[i128]) -> Vec<Interval> {
         let here = |w: u32| component.get(w as usize).copied() == Some(id as u32);
         if !cyclic {
             let v = comp[0];
-            ranges[v as usize] = sys.eval(v, &ranges, &|_| true);
+            ranges[v as usize] = sys.eval(v, &State { ranges: &ranges, open: &|_| true, modular: true });
             continue;
         }
-        widen(sys, &comp, &users, &here, jumps, &mut ranges);
-        narrow(sys, &comp, &mut ranges);
+        for modular in [false, true] {
+            comp.iter().for_each(|&v| ranges[v as usize] = Interval::EMPTY);
+            widen(sys, &comp, &users, &here, jumps, &mut ranges, modular);
+            narrow(sys, &comp, &mut ranges, modular);
+            if comp.iter().all(|&v| ranges[v as usize].within(sys.window(v))) {
+                break;
+            }
+        }
     }
     ranges
 }
@@ -123,14 +147,16 @@ fn widen(
     here: &dyn Fn(u32) -> bool,
     jumps: &[i128],
     ranges: &mut [Interval],
+    modular: bool,
 ) {
     let mut queue: alloc::collections::VecDeque<u32> = comp.iter().copied().collect();
     let mut queued = alloc::collections::BTreeSet::from_iter(comp.iter().copied());
     while let Some(v) = queue.pop_front() {
         queued.remove(&v);
-        let new = sys.eval(v, ranges, &|w| !here(w));
+        let new = sys.eval(v, &State { ranges, open: &|w| !here(w), modular });
         let old = ranges[v as usize];
-        let w = jump(old, new, sys.window(v), jumps);
+        let window = if modular { sys.window(v) } else { Interval::new(-INFINITY, INFINITY) };
+        let w = jump(old, new, window, jumps);
         if w != old {
             ranges[v as usize] = w;
             for &u in users.get(v as usize).into_iter().flatten() {
@@ -142,12 +168,12 @@ fn widen(
     }
 }
 
-fn narrow(sys: &dyn System, comp: &[u32], ranges: &mut [Interval]) {
+fn narrow(sys: &dyn System, comp: &[u32], ranges: &mut [Interval], modular: bool) {
     for _ in 0..NARROWING_ROUNDS {
         let mut changed = false;
         for &v in comp {
             let old = ranges[v as usize];
-            let new = old.meet(sys.eval(v, ranges, &|_| true));
+            let new = old.meet(sys.eval(v, &State { ranges, open: &|_| true, modular }));
             if new != old {
                 ranges[v as usize] = new;
                 changed = true;

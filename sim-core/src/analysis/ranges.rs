@@ -24,7 +24,7 @@ use super::essa::{Against, Cmp, Essa, Test, Value, ValueKind};
 use super::interval::{BitWidth, Interp, Interval};
 use super::liveness::Liveness;
 use super::range_seeds::RangeSeeds;
-use super::range_solver::{solve, System};
+use super::range_solver::{solve, State, System};
 use super::range_transfer::{imm_operand, immediate, transfer, Reader};
 use crate::ir::{Function, Handle, Imm, Inst, Operand, Reg};
 
@@ -136,13 +136,14 @@ struct InstReader<'a> {
     sys: &'a Constraints<'a>,
     inst: Handle<Inst>,
     ranges: &'a [Interval],
+    modular: bool,
 }
 
 impl Reader for InstReader<'_> {
     fn operand(&self, op: &Operand, t: Interp) -> Interval {
         match op {
             Operand::Reg(r) if self.sys.essa.is_tracked(*r) => match self.sys.essa.read(self.inst, *r) {
-                Some(v) => self.ranges.get(v.index()).copied().unwrap_or(Interval::EMPTY).wrap(t),
+                Some(v) => self.ranges.get(v.index()).copied().unwrap_or(Interval::EMPTY).convert(t, self.modular),
                 None => Interval::full(t),
             },
             Operand::Special(s) => self.sys.seeds.special(*s, self.sys.func).wrap(t),
@@ -160,22 +161,23 @@ impl Constraints<'_> {
         self.interps.get(reg.index()).copied().unwrap_or(Interp::new(64, false))
     }
 
-    fn inst_value(&self, inst: Handle<Inst>, def: u32, reg: Handle<Reg>, ranges: &[Interval]) -> Interval {
+    fn inst_value(
+        &self,
+        inst: Handle<Inst>,
+        def: u32,
+        reg: Handle<Reg>,
+        ranges: &[Interval],
+        modular: bool,
+    ) -> Interval {
         let t = self.interp(reg);
         let Some(i) = self.func.body.as_ref().and_then(|b| b.insts.get(inst)) else { return Interval::full(t) };
-        let reader = InstReader { sys: self, inst, ranges };
-        transfer(i, def, t, &reader).wrap(t)
+        let reader = InstReader { sys: self, inst, ranges, modular };
+        transfer(i, def, t, &reader).convert(t, modular)
     }
 
     /// `source` restricted by `test` (bounds for which `open` is false are ignored).
-    fn sigma(
-        &self,
-        reg: Handle<Reg>,
-        source: Interval,
-        test: &Test,
-        ranges: &[Interval],
-        open: &dyn Fn(u32) -> bool,
-    ) -> Interval {
+    fn sigma(&self, reg: Handle<Reg>, source: Interval, test: &Test, at: &State<'_>) -> Interval {
+        let (ranges, modular) = (at.ranges, at.modular);
         let own = self.interp(reg);
         if test.bits != own.bits || source.is_empty() {
             return source;
@@ -183,13 +185,15 @@ impl Constraints<'_> {
         let t = Interp::new(test.bits, test.signed);
         let b = match test.against {
             Against::Const(c) => immediate(c, t),
-            Against::Value(w) if open(w.raw()) => ranges.get(w.index()).copied().unwrap_or(Interval::EMPTY).wrap(t),
+            Against::Value(w) if (at.open)(w.raw()) => {
+                ranges.get(w.index()).copied().unwrap_or(Interval::EMPTY).convert(t, modular)
+            }
             Against::Value(_) => return source,
         };
         if b.is_empty() {
             return Interval::EMPTY;
         }
-        let s = source.wrap(t);
+        let s = source.convert(t, modular);
         let k = match test.cmp {
             Cmp::Lt => Interval::new(t.min(), b.hi - 1),
             Cmp::Le => Interval::new(t.min(), b.hi),
@@ -200,7 +204,7 @@ impl Constraints<'_> {
             Cmp::Ne if b.lo == b.hi && s.hi == b.lo => Interval::new(t.min(), b.lo - 1),
             Cmp::Ne => Interval::full(t),
         };
-        s.meet(k).wrap(own).meet(source)
+        s.meet(k).convert(own, modular).meet(source)
     }
 }
 
@@ -233,17 +237,18 @@ impl System for Constraints<'_> {
         }
     }
 
-    fn eval(&self, v: u32, ranges: &[Interval], open: &dyn Fn(u32) -> bool) -> Interval {
+    fn eval(&self, v: u32, at: &State<'_>) -> Interval {
+        let ranges = at.ranges;
         let Some(value) = self.essa.value(Handle::from_index(v)) else { return Interval::EMPTY };
         let get = |h: Handle<Value>| ranges.get(h.index()).copied().unwrap_or(Interval::EMPTY);
         match &value.kind {
             ValueKind::Entry => Interval::EMPTY,
             ValueKind::Inst { inst, def, prior } => {
-                let r = self.inst_value(*inst, *def, value.reg, ranges);
+                let r = self.inst_value(*inst, *def, value.reg, ranges, at.modular);
                 prior.map_or(r, |p| r.union(get(p)))
             }
             ValueKind::Phi { args, .. } => args.iter().fold(Interval::EMPTY, |acc, &a| acc.union(get(a))),
-            ValueKind::Sigma { source, test, .. } => self.sigma(value.reg, get(*source), test, ranges, open),
+            ValueKind::Sigma { source, test, .. } => self.sigma(value.reg, get(*source), test, at),
         }
     }
 

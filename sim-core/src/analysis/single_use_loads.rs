@@ -126,8 +126,11 @@ impl SingleUseLoads {
                         a.blocked = true;
                     }
                 }
-                if let Some(a) = active.remove(&r) {
-                    found.push((r, a));
+                // A guarded write may not happen: the loaded value lives on and keeps counting.
+                if inst.guard.is_none() {
+                    if let Some(a) = active.remove(&r) {
+                        found.push((r, a));
+                    }
                 }
             });
             if inst.opcode == Opcode::Ld {

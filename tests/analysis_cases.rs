@@ -38,6 +38,9 @@ cases!(
     ranges_arith,
     ranges_branches,
     ranges_symbolic_nested,
+    uniformity_divergence,
+    uniformity_sources,
+    uses_counts,
 );
 
 #[test]

@@ -10,7 +10,10 @@
 
 use std::fmt::Write as _;
 
-use sim_core::analysis::{Bits, Callee, Cfg, Dominators, Liveness, Loops, PostDomNode, PostDominators, UnitMap};
+use sim_core::analysis::{
+    Bits, Callee, Cfg, DefUse, Dominators, Liveness, Loops, PostDomNode, PostDominators, Uniformity, UniformityOptions,
+    UnitMap, UseCounts,
+};
 use sim_core::diagnostic::LineIndex;
 use sim_core::ir::print_inst::{write_inst, Names};
 use sim_core::ir::{Block, Body, Function, Handle, Inst, Module};
@@ -75,6 +78,8 @@ pub fn dump(src: &str, sections: &[&str]) -> String {
                 "postdominators" => postdom_section(&mut out, body, &cfg),
                 "loops" => loops_section(&mut out, body, &cfg),
                 "liveness" => liveness_section(&mut out, &ctx(&module, func, body, src), &cfg),
+                "uniformity" => uniformity_section(&mut out, &ctx(&module, func, body, src), &cfg),
+                "uses" => uses_section(&mut out, &ctx(&module, func, body, src), &cfg),
                 other => {
                     if !crate::scheme_dump::section(&mut out, &module, func, other) {
                         let _ = writeln!(out, "unknown section '{other}'");
@@ -193,4 +198,36 @@ fn liveness_section(out: &mut String, c: &Ctx<'_>, cfg: &Cfg) {
     }
     let at = live.max_pressure_at().map(|i| c.inst(i)).unwrap_or_default();
     let _ = writeln!(out, "max pressure {} at {}", live.max_pressure(), at.trim_end());
+}
+
+fn uniformity_section(out: &mut String, c: &Ctx<'_>, cfg: &Cfg) {
+    let func = c.names.func;
+    let pdom = PostDominators::compute(cfg);
+    let du = DefUse::compute(func, cfg);
+    let uni = Uniformity::compute(func, cfg, &pdom, &du, UniformityOptions::default());
+    let body = c.names.body;
+    for b in cfg.blocks().filter(|&b| cfg.branch(b).is_some()) {
+        let what = if uni.is_divergent_branch(b) { "divergent" } else { "uniform" };
+        let _ = writeln!(out, "branch at end of {}: {what}", block_name(body, b));
+    }
+    for ih in body.insts_in_order() {
+        let what = if uni.is_uniform(ih) { "uniform" } else { "varying" };
+        let _ = writeln!(out, "{} | {what}", c.inst(ih));
+    }
+}
+
+fn uses_section(out: &mut String, c: &Ctx<'_>, cfg: &Cfg) {
+    let du = DefUse::compute(c.names.func, cfg);
+    let counts = UseCounts::compute(&du);
+    let body = c.names.body;
+    for ih in body.insts_in_order() {
+        let defs: Vec<String> = counts
+            .at(&du, ih)
+            .iter()
+            .map(|&(r, n)| format!("{}×{n}", body.regs.get(r).map_or("?", |r| r.name.as_str())))
+            .collect();
+        let _ = writeln!(out, "{} | {}", c.inst(ih), defs.join(" "));
+    }
+    let h = counts.histogram();
+    let _ = writeln!(out, "values read 0/1/2/more times: {}/{}/{}/{}", h.zero, h.one, h.two, h.more);
 }

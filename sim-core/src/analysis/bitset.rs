@@ -58,14 +58,30 @@ impl BitSet {
 
     /// Adds `start..start + n`.
     pub fn insert_range(&mut self, start: usize, n: usize) {
-        (start..start + n).for_each(|i| {
-            self.insert(i);
-        });
+        self.update_range(start, n, true);
     }
 
     /// Removes `start..start + n`.
     pub fn remove_range(&mut self, start: usize, n: usize) {
-        (start..start + n).for_each(|i| self.remove(i));
+        self.update_range(start, n, false);
+    }
+
+    fn update_range(&mut self, start: usize, n: usize, set: bool) {
+        let end = (start + n).min(self.capacity);
+        let mut i = start;
+        while i < end {
+            let (wi, bit) = (i / WORD, i % WORD);
+            let len = (WORD - bit).min(end - i);
+            let mask = if len == WORD { u64::MAX } else { ((1u64 << len) - 1) << bit };
+            if let Some(w) = self.words.get_mut(wi) {
+                if set {
+                    *w |= mask;
+                } else {
+                    *w &= !mask;
+                }
+            }
+            i += len;
+        }
     }
 
     /// Whether `i` is in the set.
@@ -131,6 +147,35 @@ impl BitSet {
     /// Elements in increasing order.
     pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
         iter_ones(&self.words)
+    }
+
+    /// Elements in `range`, in increasing order.
+    pub fn iter_range(&self, range: core::ops::Range<usize>) -> impl Iterator<Item = usize> + '_ {
+        let (start, end) = (range.start, range.end.min(self.capacity));
+        let (first, last) = (start / WORD, end.div_ceil(WORD));
+        self.words.get(first..last.max(first)).unwrap_or(&[]).iter().enumerate().flat_map(move |(k, &w)| {
+            let wi = first + k;
+            let mut rest = w;
+            if wi == start / WORD {
+                rest &= u64::MAX << (start % WORD);
+            }
+            if wi + 1 == last && end % WORD != 0 {
+                rest &= u64::MAX >> (WORD - end % WORD);
+            }
+            core::iter::from_fn(move || {
+                if rest == 0 {
+                    return None;
+                }
+                let bit = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                Some(wi * WORD + bit)
+            })
+        })
+    }
+
+    /// True if some element lies in `range`.
+    pub fn any_in(&self, range: core::ops::Range<usize>) -> bool {
+        self.iter_range(range).next().is_some()
     }
 
     /// The underlying words (bit `i` is bit `i % 64` of word `i / 64`).
@@ -256,6 +301,14 @@ mod tests {
         assert_eq!(a.iter().collect::<Vec<_>>(), [63, 64, 65]);
         a.remove_range(64, 2);
         assert!(a.contains(63) && !a.contains(64));
+        let mut c = BitSet::new(200);
+        [0, 5, 63, 64, 127, 128, 150, 199].iter().for_each(|&i| {
+            c.insert(i);
+        });
+        assert_eq!(c.iter_range(5..128).collect::<Vec<_>>(), [5, 63, 64, 127]);
+        assert_eq!(c.iter_range(64..64).count(), 0);
+        assert_eq!(c.iter_range(129..200).collect::<Vec<_>>(), [150, 199]);
+        assert!(!c.any_in(1..5) && c.any_in(1..6));
         let mut m = BitMatrix::new(2, 130);
         m.set_row(1, &b);
         assert_eq!(m.row(1).iter().collect::<Vec<_>>(), [3, 129]);

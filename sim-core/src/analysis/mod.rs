@@ -17,6 +17,9 @@
 //! | [`cfg`] | control-flow graph with a virtual exit; call sites |
 //! | [`dominators`] | dominators, dominance frontiers, post-dominators, reconvergence points |
 //! | [`loops`] | natural loops, nesting, irreducible flow |
+//! | [`def_use`] | reaching definitions, def-use and use-def chains |
+//! | [`uniformity`] | values equal across a warp, divergent branches |
+//! | [`use_counts`] | static uses per definition, reads-per-value histogram |
 //! | [`liveness`] | live 32-bit register units per block and instruction, pressure, FineReg vectors |
 //! | [`essa`] | e-SSA view: values per write, φ at joins, σ after compares and branches |
 //! | [`ranges`] | integer range analysis → bitwidth and signedness per value ([`interval`], [`range_seeds`]) |
@@ -30,6 +33,7 @@ pub mod bitset;
 pub mod cfg;
 pub mod composite;
 pub mod composite_fuse;
+pub mod def_use;
 pub mod demo_rewrite;
 pub mod dominators;
 pub mod essa;
@@ -44,11 +48,14 @@ mod range_transfer;
 pub mod ranges;
 pub mod rebuild;
 pub mod single_use_loads;
+pub mod uniformity;
+pub mod use_counts;
 
 pub use bitset::{BitMatrix, BitSet, Bits};
 pub use cfg::{CallSite, Callee, Cfg};
 pub use composite::{CompositePair, CompositePairs, CompositeRules, Placement};
 pub use composite_fuse::{composite_fuse, CompositeFusion};
+pub use def_use::{Def, DefId, DefUse, Use, UseId};
 pub use demo_rewrite::{demo_rewrite, DemoRewrite};
 pub use dominators::{Dominators, PostDomNode, PostDominators};
 pub use essa::Essa;
@@ -58,6 +65,8 @@ pub use loops::{Loop, Loops};
 pub use range_seeds::RangeSeeds;
 pub use ranges::RangeAnalysis;
 pub use single_use_loads::{SingleUse, SingleUseLoads};
+pub use uniformity::{Uniformity, UniformityOptions};
+pub use use_counts::{ReadsHistogram, UseCounts};
 
 #[cfg(test)]
 pub(crate) mod test_util {

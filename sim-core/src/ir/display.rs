@@ -50,8 +50,14 @@ pub fn write_module(out: &mut dyn Write, m: &Module) -> fmt::Result {
         }
         writeln!(out)?;
     }
+    let mut previous = None;
     for item in &m.items {
-        writeln!(out)?;
+        // Consecutive variables and pragmas form one paragraph; functions and sections stand apart.
+        let small = |i: &Item| matches!(i, Item::Global(_) | Item::Pragma(_));
+        if !(small(item) && previous.is_some_and(small)) {
+            writeln!(out)?;
+        }
+        previous = Some(item);
         match *item {
             Item::Global(h) => match m.globals.get(h) {
                 Some(v) => write_var(out, v, "")?,

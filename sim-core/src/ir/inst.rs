@@ -20,6 +20,7 @@ use super::arena::Handle;
 use super::modifiers::{Modifiers, TypeList};
 use super::module::{Block, Function, Prototype, Reg, Var};
 use super::opcode::Opcode;
+use super::special::SpecialReg;
 use super::types::{StateSpace, Type};
 
 /// One PTX instruction.
@@ -106,105 +107,6 @@ pub struct Address {
     pub base: AddressBase,
     /// Byte offset (may be negative).
     pub offset: i64,
-}
-
-/// A dimension selector of special registers (`%tid.x`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub enum Dim {
-    /// `.x`
-    X,
-    /// `.y`
-    Y,
-    /// `.z`
-    Z,
-}
-
-impl Dim {
-    /// `".x"`, `".y"` or `".z"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Dim::X => ".x",
-            Dim::Y => ".y",
-            Dim::Z => ".z",
-        }
-    }
-}
-
-/// A PTX special register (read-only, predefined).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub enum SpecialReg {
-    /// `%tid`: thread index in the CTA.
-    Tid(Dim),
-    /// `%ntid`: CTA dimensions.
-    Ntid(Dim),
-    /// `%ctaid`: CTA index in the grid.
-    Ctaid(Dim),
-    /// `%nctaid`: grid dimensions.
-    Nctaid(Dim),
-    /// `%clusterid`: cluster index in the grid.
-    Clusterid(Dim),
-    /// `%nclusterid`: grid dimensions in clusters.
-    Nclusterid(Dim),
-    /// `%cluster_ctaid`: CTA index in the cluster.
-    ClusterCtaid(Dim),
-    /// `%cluster_nctaid`: cluster dimensions in CTAs.
-    ClusterNctaid(Dim),
-    /// `%cluster_ctarank`.
-    ClusterCtarank,
-    /// `%cluster_nctarank`.
-    ClusterNctarank,
-    /// `%is_explicit_cluster`.
-    IsExplicitCluster,
-    /// `%laneid`.
-    Laneid,
-    /// `%warpid`.
-    Warpid,
-    /// `%nwarpid`.
-    Nwarpid,
-    /// `%smid`.
-    Smid,
-    /// `%nsmid`.
-    Nsmid,
-    /// `%gridid`.
-    Gridid,
-    /// `%lanemask_eq`.
-    LanemaskEq,
-    /// `%lanemask_le`.
-    LanemaskLe,
-    /// `%lanemask_lt`.
-    LanemaskLt,
-    /// `%lanemask_ge`.
-    LanemaskGe,
-    /// `%lanemask_gt`.
-    LanemaskGt,
-    /// `%clock`.
-    Clock,
-    /// `%clock_hi`.
-    ClockHi,
-    /// `%clock64`.
-    Clock64,
-    /// `%globaltimer`.
-    Globaltimer,
-    /// `%globaltimer_lo`.
-    GlobaltimerLo,
-    /// `%globaltimer_hi`.
-    GlobaltimerHi,
-    /// `%envreg0` … `%envreg31`.
-    Envreg(u8),
-    /// `%pm0` … `%pm7`.
-    Pm(u8),
-    /// `%pm0_64` … `%pm7_64`.
-    Pm64(u8),
-    /// `%reserved_smem_offset_begin` and friends are not modelled; `%total_smem_size`.
-    TotalSmemSize,
-    /// `%aggr_smem_size`.
-    AggrSmemSize,
-    /// `%dynamic_smem_size`.
-    DynamicSmemSize,
-    /// `%current_graph_exec`.
-    CurrentGraphExec,
-    /// `WARP_SZ`: the predefined constant warp size (32).
-    WarpSz,
 }
 
 /// The operand of a texture or surface instruction: `[tex, {coords}]`, `[tex, sampler, {coords}]`.

@@ -26,15 +26,15 @@ pub mod module;
 pub mod opcode;
 pub mod print_inst;
 pub mod scheme;
+pub mod special;
 pub mod types;
 pub mod verify;
 pub mod verify_operands;
 
 pub use arena::{Arena, Handle, SpanTable};
-pub use inst::{
-    Address, AddressBase, Dim, Guard, Imm, Inst, MemOperand, Operand, SchemeOperand, SpecialReg, Symbol, TexOperand,
-};
+pub use inst::{Address, AddressBase, Guard, Imm, Inst, MemOperand, Operand, SchemeOperand, Symbol, TexOperand};
 pub use modifiers::*;
 pub use module::*;
 pub use opcode::Opcode;
+pub use special::{Dim, SpecialReg};
 pub use types::{StateSpace, Type, VecWidth, WidthClass};

@@ -173,6 +173,8 @@ opcodes! {
     CvtPack = "cvt.pack",
     /// `mapa`.
     Mapa = "mapa",
+    /// `createpolicy`: builds an L2 cache policy for `.L2::cache_hint` accesses.
+    Createpolicy = "createpolicy",
     /// `getctarank`.
     Getctarank = "getctarank",
     /// `cp.async`.
@@ -349,7 +351,6 @@ pub const UNSUPPORTED: &[&str] = &[
     "st.bulk",
     "tensormap.replace",
     "tensormap.cp_fenceproxy",
-    "createpolicy",
     "applypriority",
     "discard",
     "istypep",
@@ -440,31 +441,12 @@ impl Opcode {
 pub fn suggest(name: &str) -> Option<&'static str> {
     let mut best: Option<(usize, &'static str)> = None;
     for op in Opcode::ALL {
-        let d = edit_distance(name, op.name());
+        let d = crate::diagnostic::edit_distance(name, op.name());
         if best.is_none_or(|(bd, _)| d < bd) {
             best = Some((d, op.name()));
         }
     }
     best.filter(|(d, cand)| *d <= 2.max(cand.len() / 3)).map(|(_, n)| n)
-}
-
-/// Levenshtein distance over bytes (names are ASCII), bounded to short inputs.
-pub fn edit_distance(a: &str, b: &str) -> usize {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() > 64 || b.len() > 64 {
-        return a.len().max(b.len());
-    }
-    let mut prev: alloc::vec::Vec<usize> = (0..=b.len()).collect();
-    let mut cur = alloc::vec![0; b.len() + 1];
-    for (i, &ca) in a.iter().enumerate() {
-        cur[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let cost = usize::from(!ca.eq_ignore_ascii_case(&cb));
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        core::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
 }
 
 #[cfg(test)]
@@ -474,6 +456,7 @@ mod tests {
     #[test]
     fn names_round_trip() {
         for op in Opcode::ALL {
+            assert!(!UNSUPPORTED.contains(&op.name()), "{} is both supported and unsupported", op.name());
             assert_eq!(Opcode::from_name(op.name()), Some(*op));
             assert!(op.name().split('.').count() <= Opcode::max_name_words());
         }

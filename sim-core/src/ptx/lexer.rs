@@ -191,8 +191,9 @@ impl Lexer<'_> {
     fn dot_word(&mut self) -> TokenKind {
         self.pos += 1;
         self.eat_while(is_ident_continue);
-        // Scope and qualifier suffixes: `.shared::cta`, `.L2::cache_hint`, `.mbarrier::complete_tx::bytes`.
-        while self.peek(0) == b':' && self.peek(1) == b':' && is_ident_start(self.peek(2)) {
+        // Scope and qualifier suffixes: `.shared::cta`, `.L2::cache_hint`, `.L2::256B`,
+        // `.mbarrier::complete_tx::bytes`.
+        while self.peek(0) == b':' && self.peek(1) == b':' && is_ident_continue(self.peek(2)) {
             self.pos += 2;
             self.eat_while(is_ident_continue);
         }

@@ -35,6 +35,7 @@ pub(super) struct BodyCx<'m, 'a> {
     pub body: Body,
     pub scopes: Vec<BTreeMap<Cow<'a, str>, Local>>,
     used: BTreeSet<String>,
+    next_suffix: BTreeMap<String, u32>,
     pub params: BTreeMap<&'a str, Symbol>,
     pub label_names: BTreeSet<&'a str>,
     pub labels: BTreeMap<&'a str, Handle<Block>>,
@@ -52,6 +53,7 @@ pub(super) fn lower_body<'a>(m: &mut ModuleCx<'a>, decl: &ast::FunctionDecl<'a>,
         body: Body::default(),
         scopes: alloc::vec![BTreeMap::new()],
         used: BTreeSet::new(),
+        next_suffix: BTreeMap::new(),
         params: BTreeMap::new(),
         label_names: BTreeSet::new(),
         labels: BTreeMap::new(),
@@ -63,6 +65,9 @@ pub(super) fn lower_body<'a>(m: &mut ModuleCx<'a>, decl: &ast::FunctionDecl<'a>,
     cx.bind_params(decl);
     cx.collect_labels(stmts);
     for stmt in stmts {
+        if cx.m.gave_up() {
+            break;
+        }
         cx.statement(stmt);
     }
     cx.apply_fixups();
@@ -105,10 +110,20 @@ impl<'a> BodyCx<'_, 'a> {
     /// `name`, or `name$k` with the smallest `k` that is free.
     fn unique(&mut self, name: &str) -> String {
         let mut candidate = String::from(name);
-        let mut k = 1u32;
-        while self.taken(&candidate) {
-            candidate = format!("{name}${k}");
-            k += 1;
+        if self.taken(&candidate) {
+            // Continue from the last suffix given to this name: shadowing the same name n times
+            // stays linear.
+            let k = self.next_suffix.entry(String::from(name)).or_insert(1);
+            loop {
+                candidate = format!("{name}${k}");
+                *k += 1;
+                if !(self.used.contains(&candidate)
+                    || self.m.globals.contains_key(candidate.as_str())
+                    || self.m.functions.contains_key(candidate.as_str()))
+                {
+                    break;
+                }
+            }
         }
         self.used.insert(candidate.clone());
         candidate

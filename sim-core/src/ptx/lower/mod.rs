@@ -13,6 +13,7 @@
 mod function;
 mod inst;
 mod mods;
+mod mods_info;
 mod operand;
 mod opspec;
 
@@ -43,6 +44,12 @@ pub fn lower_with_warnings(ast: &ast::Module<'_>) -> Result<(ir::Module, Vec<Dia
                 .with_hint("PTX starts with `.version 7.0` (or the ISA version it was written for)"),
         );
     }
+    if cx.module.target.arch.is_empty() {
+        cx.diags.push(
+            Diagnostic::error(Span::default(), "missing .target directive")
+                .with_hint("PTX names its target after .version, for example `.target sm_80`"),
+        );
+    }
     if cx.diags.iter().any(|d| d.severity == Severity::Error) {
         Err(cx.diags)
     } else {
@@ -57,12 +64,33 @@ pub(crate) struct ModuleCx<'a> {
     pub globals: BTreeMap<&'a str, Handle<Var>>,
     pub functions: BTreeMap<&'a str, Handle<Function>>,
     pub diags: Vec<Diagnostic>,
+    /// Index of each external call target in `module.externals`.
+    pub externals: BTreeMap<&'a str, u32>,
+    /// Errors among `diags[..counted]`, kept incrementally (see `error_count`).
+    errors: usize,
+    counted: usize,
     saw_version: bool,
     /// Global handles of the `Var` items, by item index, to keep source order.
     item_globals: Vec<Vec<Handle<Var>>>,
 }
 
+/// Lowering stops looking for more problems after this many diagnostics.
+pub const MAX_DIAGNOSTICS: usize = 200;
+
 impl<'a> ModuleCx<'a> {
+    /// Number of errors reported so far (amortised constant time).
+    pub fn error_count(&mut self) -> usize {
+        let new = self.diags.get(self.counted..).unwrap_or(&[]);
+        self.errors += new.iter().filter(|d| d.severity == Severity::Error).count();
+        self.counted = self.diags.len();
+        self.errors
+    }
+
+    /// True once so many problems were found that lowering stops.
+    pub fn gave_up(&self) -> bool {
+        self.diags.len() >= MAX_DIAGNOSTICS
+    }
+
     /// Pass 1: allocate every global and function, so any item may refer to any other.
     fn declare_all(&mut self, ast: &ast::Module<'a>) {
         for item in &ast.items {
@@ -129,6 +157,13 @@ impl<'a> ModuleCx<'a> {
     fn lower_items(&mut self, ast: &ast::Module<'a>) {
         let item_globals = core::mem::take(&mut self.item_globals);
         for (item, globals) in ast.items.iter().zip(item_globals) {
+            if self.gave_up() {
+                self.diags.push(Diagnostic::error(
+                    Span::default(),
+                    format!("too many problems ({MAX_DIAGNOSTICS}); the rest of the file was not checked"),
+                ));
+                break;
+            }
             match item {
                 TopItem::Version { major, minor, .. } => {
                     self.saw_version = true;

@@ -74,8 +74,9 @@ pub fn op_spec(op: Opcode) -> OpSpec {
         O::Isspacep => spec(&[Space], (0, 0), (2, 2), &[Space]),
         O::Cvta => spec(&[To, Space], (1, 1), (2, 2), &[Space]),
         O::Cvt => spec(&[Rounding, Ftz, Sat, Satfinite, Relu], (2, 2), (2, 3), &[]),
-        O::CvtPack => spec(&[Sat], (3, 3), (3, 4), &[]),
+        O::CvtPack => spec(&[Sat], (2, 3), (3, 4), &[]),
         O::Mapa => spec(&[Space], (1, 1), (3, 3), &[]),
+        O::Createpolicy => spec(&[Policy, Space, Eviction, Level], (1, 1), (2, 4), &[Policy]),
         O::Getctarank => spec(&[Space], (1, 1), (2, 2), &[]),
         O::CpAsync => spec(&[Cache, Space, CacheHint, PrefetchSize], (0, 0), (3, 5), &[Space]),
         O::CpAsyncCommitGroup | O::CpAsyncWaitAll | O::WgmmaFence | O::WgmmaCommitGroup => {

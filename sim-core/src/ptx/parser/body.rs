@@ -151,7 +151,7 @@ impl<'a> Parser<'a> {
         self.pos += 1;
         let params = if self.at_punct("(") { self.param_list()? } else { Vec::new() };
         let noreturn = self.eat_dot(".noreturn");
-        self.expect_punct(";", "after .callprototype")?;
+        self.expect_semicolon("after .callprototype")?;
         Ok(PrototypeDecl { name, returns, params, noreturn })
     }
 
@@ -215,17 +215,8 @@ impl<'a> Parser<'a> {
             if self.eat_punct(",") {
                 continue;
             }
-            if self.eat_punct(";") {
-                return Ok(ops);
-            }
-            let found = self.describe_next();
-            let d = Diagnostic::error(self.here(), format!("expected ',' or ';' after an operand, found {found}"));
-            let d = if self.peek().is_none_or(|t| self.src[..t.span.start as usize].ends_with('\n')) {
-                d.with_hint("is the ';' at the end of the previous line missing?")
-            } else {
-                d
-            };
-            return Err(self.push(d));
+            self.expect_semicolon("(or ',') after an operand")?;
+            return Ok(ops);
         }
     }
 

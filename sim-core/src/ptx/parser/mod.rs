@@ -15,6 +15,8 @@
 mod body;
 mod decl;
 pub mod literal;
+mod signature;
+mod var;
 
 use alloc::format;
 use alloc::vec::Vec;
@@ -131,6 +133,32 @@ impl<'a> Parser<'a> {
         }
         let found = self.describe_next();
         Err(self.error(self.here(), format!("expected '{p}' {context}, found {found}")))
+    }
+
+    /// A `;` ending a statement. If it is missing and the next token is on a later line, the
+    /// error points just after the statement and parsing goes on with the next line as if the
+    /// `;` were there (so one forgotten `;` costs one error, not the next statement too).
+    fn expect_semicolon(&mut self, context: &str) -> PResult<()> {
+        if self.eat_punct(";") {
+            return Ok(());
+        }
+        let prev = self.prev_span();
+        let next_line = match self.peek() {
+            Some(t) => self.src.get(prev.end as usize..t.span.start as usize).is_some_and(|gap| gap.contains('\n')),
+            None => true,
+        };
+        if next_line {
+            let at = Span::new(prev.end as usize, prev.end as usize);
+            let d = Diagnostic::error(at, format!("expected ';' {context}"));
+            let d = match self.peek() {
+                Some(t) => d.with_hint(format!("the next line starts with '{}'", truncate(self.text(t)))),
+                None => d,
+            };
+            self.push(d);
+            return Ok(());
+        }
+        let found = self.describe_next();
+        Err(self.error(self.here(), format!("expected ';' {context}, found {found}")))
     }
 
     /// `'text'` of the next token, or "end of file".

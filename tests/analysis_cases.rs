@@ -37,6 +37,7 @@ cases!(
     postdom_divergent_loop,
     ranges_arith,
     ranges_branches,
+    ranges_params,
     ranges_symbolic_nested,
     uniformity_divergence,
     uniformity_sources,

@@ -1,6 +1,7 @@
 //! The schemes' analyses and passes on every kernel of the corpus: ranges (e-SSA, constraint
 //! solving), single-use loads, composite pairs (both rule sets), the DeMO rewrite and composite
-//! fusion run without error, and the passes' output passes the verifier. Prints corpus statistics
+//! fusion run without error (also fusion after the rewrite), and the passes' output passes the
+//! verifier. Prints corpus statistics
 //! (run with `--nocapture` to see them).
 
 use reglab_tests::{corpus_dir, ptx_files};
@@ -52,7 +53,14 @@ fn module(name: &str, module: &Module, stats: &mut Stats, failures: &mut Vec<Str
         function(func, stats);
     }
     match demo_rewrite(module) {
-        Ok(r) => stats.rewritten += r.rewritten,
+        Ok(r) => {
+            stats.rewritten += r.rewritten;
+            // The passes compose: composite fusion on DeMO's output (memory operands count as
+            // the pair's one memory access, their address registers as register sources).
+            if let Err(d) = composite_fuse(&r.module, CompositeRules::spec()) {
+                failures.push(format!("{name}: fusion after DeMO fails the verifier: {}", d[0].message));
+            }
+        }
         Err(d) => failures.push(format!("{name}: DeMO rewrite fails the verifier: {}", d[0].message)),
     }
     for rules in [CompositeRules::spec(), CompositeRules::gilani_fig4()] {

@@ -13,15 +13,24 @@ use std::fmt::Write as _;
 
 use sim_core::analysis::essa::{Against, ValueKind};
 use sim_core::analysis::{
-    composite_fuse, demo_rewrite, BitWidth, Cfg, CompositePairs, CompositeRules, Dominators, Liveness, Placement,
-    RangeAnalysis, RangeSeeds, SingleUseLoads,
+    composite_fuse, demo_rewrite, BitWidth, Cfg, CompositePairs, CompositeRules, Dominators, Interval, Liveness,
+    Placement, RangeAnalysis, RangeSeeds, SingleUseLoads,
 };
 use sim_core::ir::print_inst::{write_inst, Names};
 use sim_core::ir::{Block, Function, Handle, Inst, Module, Reg};
 
 /// The sections this module renders.
-pub const SECTIONS: &[&str] =
-    &["single_use_loads", "demo", "composite", "composite_crf", "fuse", "fuse_crf", "ranges", "ranges_launch"];
+pub const SECTIONS: &[&str] = &[
+    "single_use_loads",
+    "demo",
+    "composite",
+    "composite_crf",
+    "fuse",
+    "fuse_crf",
+    "ranges",
+    "ranges_launch",
+    "ranges_params",
+];
 
 /// Renders `section` of `func` (a function of `module`) into `out`;
 /// false if the section is not one of [`SECTIONS`].
@@ -44,6 +53,10 @@ pub fn section(out: &mut String, module: &Module, func: &Function, section: &str
         "ranges" => ranges(out, module, func, &RangeSeeds::architectural()),
         // A launch of 64 × 1 × 1 CTAs of 256 × 1 × 1 threads.
         "ranges_launch" => ranges(out, module, func, &RangeSeeds::launch([64, 1, 1], [256, 1, 1])),
+        // No launch; the user says kernel parameter 1 lies in [1, 1000].
+        "ranges_params" => {
+            ranges(out, module, func, &RangeSeeds::architectural().with_param(1, Interval::new(1, 1000)))
+        }
         _ => return false,
     }
     true

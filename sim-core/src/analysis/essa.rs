@@ -231,6 +231,11 @@ impl Essa {
         self.writes.get(inst.index())?.iter().find(|(r, _)| *r == reg).map(|(_, v)| *v)
     }
 
+    /// The values `inst` reads, with their registers.
+    pub fn reads_of(&self, inst: Handle<Inst>) -> &[(Handle<Reg>, Handle<Value>)] {
+        self.reads.get(inst.index()).map_or(&[], Vec::as_slice)
+    }
+
     /// The values `inst` writes, with their registers.
     pub fn writes_of(&self, inst: Handle<Inst>) -> &[(Handle<Reg>, Handle<Value>)] {
         self.writes.get(inst.index()).map_or(&[], Vec::as_slice)

@@ -143,13 +143,9 @@ impl Interval {
         if self.hi.saturating_sub(self.lo) >= m - 1 {
             return window;
         }
-        let k = (self.lo - t.min()).div_euclid(m);
-        let shifted = Interval { lo: self.lo - k * m, hi: self.hi - k * m };
-        if shifted.within(window) {
-            shifted
-        } else {
-            window
-        }
+        let shift = self.lo.checked_sub(t.min()).and_then(|off| off.div_euclid(m).checked_mul(m));
+        let shifted = shift.and_then(|k| Some(Interval { lo: self.lo.checked_sub(k)?, hi: self.hi.checked_sub(k)? }));
+        shifted.filter(|s| s.within(window)).unwrap_or(window)
     }
 
     /// Brings a value into `t`'s window: modular ([`Interval::wrap`]), or, in the solver's

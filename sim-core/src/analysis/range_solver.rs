@@ -7,9 +7,10 @@
 //! component is narrowed (`x ← x ⊓ f(x)`) to a fixpoint or a round limit.
 //!
 //! Each cyclic component is first solved over the unbounded integers, as Campos et al. do (a
-//! widened `[0, +∞] + 1` stays `[1, +∞]` and narrowing brings it back). If every value then fits
-//! its register's window, nothing wrapped and the solution is sound for PTX's modular arithmetic
-//! too; otherwise the component is solved again with wrap-around semantics throughout.
+//! widened `[0, +∞] + 1` stays `[1, +∞]` and narrowing brings it back). That solution is kept only
+//! if it is checked to be a post-fixpoint of PTX's wrap-around semantics as well (every value in
+//! its window, every constraint re-evaluated modularly inside it), so it is sound; otherwise the
+//! component is solved again with wrap-around semantics throughout.
 //!
 //! ```text
 //! k1 = φ(0, k3); k_t = σ(k1 < 50); k3 = k_t + 1      // one component
@@ -132,12 +133,23 @@ pub(crate) fn solve(sys: &dyn System, jumps: &[i128]) -> Vec<Interval> {
             comp.iter().for_each(|&v| ranges[v as usize] = Interval::EMPTY);
             widen(sys, &comp, &users, &here, jumps, &mut ranges, modular);
             narrow(sys, &comp, &mut ranges, modular);
-            if comp.iter().all(|&v| ranges[v as usize].within(sys.window(v))) {
+            if modular || holds_modulo(sys, &comp, &ranges) {
                 break;
             }
         }
     }
     ranges
+}
+
+/// True if the unbounded phase's solution of `comp` is also a post-fixpoint of PTX's wrap-around
+/// semantics: every value fits its window and re-evaluating any constraint modularly stays
+/// inside it. Then it is sound as it stands.
+fn holds_modulo(sys: &dyn System, comp: &[u32], ranges: &[Interval]) -> bool {
+    let at = State { ranges, open: &|_| true, modular: true };
+    comp.iter().all(|&v| {
+        let r = ranges[v as usize];
+        r.within(sys.window(v)) && sys.eval(v, &at).within(r)
+    })
 }
 
 fn widen(

@@ -103,10 +103,14 @@ fn load(inst: &Inst, t: Type, r: &dyn Reader) -> Option<Interval> {
         return None;
     }
     let param = match inst.operands.get(1) {
-        Some(Operand::Address(a)) if a.offset == 0 && inst.mods.space.is_some_and(|s| s.is_param()) => match a.base {
-            AddressBase::Symbol(Symbol::Param(i)) => r.param(i),
-            _ => None,
-        },
+        Some(Operand::Address(a))
+            if a.offset == 0 && inst.mods.vec.is_none() && inst.mods.space.is_some_and(|s| s.is_param()) =>
+        {
+            match a.base {
+                AddressBase::Symbol(Symbol::Param(i)) => r.param(i),
+                _ => None,
+            }
+        }
         _ => None,
     };
     Some(param.unwrap_or_else(|| Interval::full(interp_of(t))))
@@ -174,10 +178,10 @@ fn product(a: Interval, b: Interval, mode: MulMode, bits: u32) -> Interval {
 
 /// `2^bitlen(x) - 1`: all ones up to `x`'s highest set bit (0 for x ≤ 0).
 fn ones(x: i128) -> i128 {
-    if x <= 0 {
-        0
-    } else {
-        (1i128 << ceil_log2(x.saturating_add(1))) - 1
+    match ceil_log2(x.saturating_add(1)) {
+        _ if x <= 0 => 0,
+        b if b >= 126 => i128::MAX,
+        b => (1i128 << b) - 1,
     }
 }
 

@@ -12,7 +12,9 @@
 //!
 //! Each register has one interpretation (signed if any instruction writes it with a signed type,
 //! else unsigned) and every value of it is an interval in that window; instructions read their
-//! operands under their own type (see [`super::interval`]). Entry values (never written) are ⊥.
+//! operands under their own type (see [`super::interval`]). Entry values (never written) are ⊥,
+//! and so is whatever an instruction computes from one (undefined stays undefined), except the
+//! `.reg` parameters of an old-style `.func`, which may hold anything.
 //! The solver is in [`super::range_solver`], the per-opcode arithmetic in
 //! [`super::range_transfer`], the starting ranges in [`super::range_seeds`].
 
@@ -22,7 +24,7 @@ use super::cfg::Cfg;
 use super::dominators::Dominators;
 use super::essa::{Against, Cmp, Essa, Test, Value, ValueKind};
 use super::interval::{BitWidth, Interp, Interval};
-use super::liveness::Liveness;
+use super::liveness::{register_params, Liveness};
 use super::range_seeds::RangeSeeds;
 use super::range_solver::{solve, State, System};
 use super::range_transfer::{imm_operand, immediate, transfer, Reader};
@@ -39,6 +41,8 @@ pub struct RangeAnalysis {
 /// The constraint system of one function.
 struct Constraints<'a> {
     func: &'a Function,
+    /// `.reg` parameters of an old-style `.func`: defined on entry, any value.
+    reg_params: Vec<Handle<Reg>>,
     essa: &'a Essa,
     seeds: &'a RangeSeeds,
     interps: &'a [Interp],
@@ -50,7 +54,8 @@ impl RangeAnalysis {
         let essa = Essa::compute(func, cfg, dom, live);
         let interps = interpretations(func);
         let jumps = jump_set(func);
-        let sys = Constraints { func, essa: &essa, seeds, interps: &interps };
+        let reg_params = register_params(func).0;
+        let sys = Constraints { func, reg_params, essa: &essa, seeds, interps: &interps };
         let ranges = solve(&sys, &jumps);
         RangeAnalysis { essa, ranges, interps }
     }
@@ -152,7 +157,7 @@ impl Reader for InstReader<'_> {
     }
 
     fn param(&self, index: u32) -> Option<Interval> {
-        self.sys.seeds.param(index)
+        self.sys.func.is_entry().then(|| self.sys.seeds.param(index)).flatten()
     }
 }
 
@@ -171,6 +176,11 @@ impl Constraints<'_> {
     ) -> Interval {
         let t = self.interp(reg);
         let Some(i) = self.func.body.as_ref().and_then(|b| b.insts.get(inst)) else { return Interval::full(t) };
+        // Strict: an instruction reading an undefined (or not yet computed) value yields ⊥.
+        let reads = self.essa.reads_of(inst);
+        if reads.iter().any(|(_, v)| ranges.get(v.index()).is_none_or(|r| r.is_empty())) {
+            return Interval::EMPTY;
+        }
         let reader = InstReader { sys: self, inst, ranges, modular };
         transfer(i, def, t, &reader).convert(t, modular)
     }
@@ -195,13 +205,13 @@ impl Constraints<'_> {
         }
         let s = source.convert(t, modular);
         let k = match test.cmp {
-            Cmp::Lt => Interval::new(t.min(), b.hi - 1),
+            Cmp::Lt => Interval::new(t.min(), b.hi.saturating_sub(1)),
             Cmp::Le => Interval::new(t.min(), b.hi),
-            Cmp::Gt => Interval::new(b.lo + 1, t.max()),
+            Cmp::Gt => Interval::new(b.lo.saturating_add(1), t.max()),
             Cmp::Ge => Interval::new(b.lo, t.max()),
             Cmp::Eq => b,
-            Cmp::Ne if b.lo == b.hi && s.lo == b.lo => Interval::new(b.lo + 1, t.max()),
-            Cmp::Ne if b.lo == b.hi && s.hi == b.lo => Interval::new(t.min(), b.lo - 1),
+            Cmp::Ne if b.lo == b.hi && s.lo == b.lo => Interval::new(b.lo.saturating_add(1), t.max()),
+            Cmp::Ne if b.lo == b.hi && s.hi == b.lo => Interval::new(t.min(), b.lo.saturating_sub(1)),
             Cmp::Ne => Interval::full(t),
         };
         s.meet(k).convert(own, modular).meet(source)
@@ -242,6 +252,7 @@ impl System for Constraints<'_> {
         let Some(value) = self.essa.value(Handle::from_index(v)) else { return Interval::EMPTY };
         let get = |h: Handle<Value>| ranges.get(h.index()).copied().unwrap_or(Interval::EMPTY);
         match &value.kind {
+            ValueKind::Entry if self.reg_params.contains(&value.reg) => Interval::full(self.interp(value.reg)),
             ValueKind::Entry => Interval::EMPTY,
             ValueKind::Inst { inst, def, prior } => {
                 let r = self.inst_value(*inst, *def, value.reg, ranges, at.modular);

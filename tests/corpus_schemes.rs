@@ -1,7 +1,8 @@
 //! The schemes' analyses and passes on every kernel of the corpus: ranges (e-SSA, constraint
 //! solving), single-use loads, composite pairs (both rule sets), the DeMO rewrite and composite
 //! fusion run without error (also fusion after the rewrite), and the passes' output passes the
-//! verifier. Prints corpus statistics
+//! verifier; every range solution (with and without a launch) is a post-fixpoint of its
+//! constraints. Prints corpus statistics
 //! (run with `--nocapture` to see them).
 
 use reglab_tests::{corpus_dir, ptx_files};
@@ -23,6 +24,8 @@ struct Stats {
     narrow_defs: usize,
     rewritten: usize,
     fused: usize,
+    /// Range values that are not a post-fixpoint of their constraints (must be 0).
+    unstable: usize,
 }
 
 fn function(func: &Function, stats: &mut Stats) {
@@ -30,6 +33,10 @@ fn function(func: &Function, stats: &mut Stats) {
     let dom = Dominators::compute(&cfg);
     let live = Liveness::compute(func, &cfg);
     let ranges = RangeAnalysis::compute(func, &cfg, &dom, &live, &RangeSeeds::architectural());
+    stats.unstable += ranges.unstable_values(func, &RangeSeeds::architectural()).len();
+    let launch = RangeSeeds::launch([3, 2, 1], [96, 2, 1]);
+    let launched = RangeAnalysis::compute(func, &cfg, &dom, &live, &launch);
+    stats.unstable += launched.unstable_values(func, &launch).len();
     let loads = SingleUseLoads::compute(func, &live);
     stats.loads += loads.load_count();
     stats.single_use += loads.len();
@@ -83,6 +90,7 @@ fn every_corpus_kernel_analyzes_and_transforms() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_eq!(stats.unstable, 0, "range values whose constraints leave their range");
     let pct = |a: usize, b: usize| 100.0 * a as f64 / b.max(1) as f64;
     #[allow(clippy::print_stderr, reason = "the corpus statistics are this test's report")]
     {

@@ -20,7 +20,8 @@ use crate::ir::{AddressBase, Imm, Inst, MulMode, Opcode, Operand, Symbol, Type};
 /// What a transfer function reads.
 pub(crate) trait Reader {
     /// The values `op` may hold, read under `t` (registers: their range wrapped into `t`'s window;
-    /// immediates: their bits at `t`; special registers: their seeds; anything else: full).
+    /// immediates: their bits at `t`; special registers: their seeds; addresses of shared
+    /// variables: offsets in the shared window; anything else: full).
     fn operand(&self, op: &Operand, t: Interp) -> Interval;
     /// A user-given range of kernel parameter `index`.
     fn param(&self, index: u32) -> Option<Interval>;
@@ -74,7 +75,10 @@ fn mov(inst: &Inst, def: u32, dest: Interp, r: &dyn Reader) -> Interval {
                 Interval::new(v.lo >> 32, v.hi >> 32)
             }
         }
-        (Some(Operand::Reg(_)), Some(op @ (Operand::Reg(_) | Operand::Imm(_) | Operand::Special(_)))) => {
+        (
+            Some(Operand::Reg(_)),
+            Some(op @ (Operand::Reg(_) | Operand::Imm(_) | Operand::Special(_) | Operand::Symbol { .. })),
+        ) => {
             let t = inst.ty().map_or(dest, interp_of);
             r.operand(op, Interp::new(t.bits, dest.signed))
         }

@@ -28,7 +28,11 @@ use super::liveness::{register_params, Liveness};
 use super::range_seeds::RangeSeeds;
 use super::range_solver::{solve, State, System};
 use super::range_transfer::{imm_operand, immediate, transfer, Reader};
-use crate::ir::{Function, Handle, Imm, Inst, Operand, Reg};
+use crate::ir::{Function, Handle, Imm, Inst, Operand, Reg, Symbol};
+
+/// **A**: the address of a `.shared` variable (`mov.u32 %r1, tile`) is an offset in the CTA's
+/// shared window, which is smaller than 256 KiB on every GPU so far (sm_90: 227 KiB per CTA).
+const SHARED_WINDOW: i128 = 256 * 1024;
 
 /// Ranges and bitwidths of the integer values of one function.
 #[derive(Clone, Debug, Default)]
@@ -58,6 +62,17 @@ impl RangeAnalysis {
         let sys = Constraints { func, reg_params, essa: &essa, seeds, interps: &interps };
         let ranges = solve(&sys, &jumps);
         RangeAnalysis { essa, ranges, interps }
+    }
+
+    /// Values whose constraint, re-evaluated on the final ranges with wrap-around semantics,
+    /// leaves their range: empty for a sound solution (a post-fixpoint). For tests; `func` and
+    /// `seeds` must be the ones the analysis was computed with.
+    pub fn unstable_values(&self, func: &Function, seeds: &RangeSeeds) -> Vec<Handle<Value>> {
+        let sys =
+            Constraints { func, reg_params: register_params(func).0, essa: &self.essa, seeds, interps: &self.interps };
+        let at = State { ranges: &self.ranges, open: &|_| true, modular: true };
+        let unstable = |(h, _): &(Handle<Value>, &Value)| !sys.eval(h.raw(), &at).within(self.value_range(*h));
+        self.essa.values().filter(unstable).map(|(h, _)| h).collect()
     }
 
     /// The e-SSA view the ranges are given on.
@@ -152,6 +167,16 @@ impl Reader for InstReader<'_> {
                 None => Interval::full(t),
             },
             Operand::Special(s) => self.sys.seeds.special(*s, self.sys.func).wrap(t),
+            Operand::Symbol { symbol: Symbol::Local(h), offset } => {
+                let body = self.sys.func.body.as_ref();
+                let shared = body.and_then(|b| b.vars.get(*h)).is_some_and(|v| v.space.is_shared());
+                let window = Interval::new(0, SHARED_WINDOW - 1) + Interval::constant(i128::from(*offset));
+                if shared {
+                    window.wrap(t)
+                } else {
+                    Interval::full(t)
+                }
+            }
             other => imm_operand(other, t).unwrap_or(Interval::full(t)),
         }
     }

@@ -47,47 +47,13 @@ pub fn write_inst(out: &mut dyn Write, names: &Names<'_>, inst: &Inst) -> fmt::R
         let reg = names.body.regs.get(g.reg).map_or("<invalid>", |r| r.name.as_str());
         write!(out, "@{}{} ", if g.negated { "!" } else { "" }, reg)?;
     }
-    if let Some((position, inner)) = composite_part(inst) {
-        return write_composite(out, names, inst, position, inner);
+    if let Some((position, inner)) = super::scheme::composite_part(inst) {
+        return super::scheme::write_composite(out, names, inst, position, inner);
     }
     write_opcode(out, inst)?;
     for (i, op) in inst.operands.iter().enumerate() {
         out.write_str(if i == 0 { " " } else { ", " })?;
         write_operand(out, names, op)?;
-    }
-    Ok(())
-}
-
-/// The operand position and producer of a composite instruction (Gilani et al.).
-pub fn composite_part(inst: &Inst) -> Option<(usize, &Inst)> {
-    inst.operands.iter().enumerate().find_map(|(i, op)| match op.as_scheme() {
-        Some(SchemeOperand::Composite(inner)) => Some((i, inner)),
-        _ => None,
-    })
-}
-
-/// A composite instruction in the paper's notation: `xor.b32_shr.u32 %r0, %r2, %r0, 31` is
-/// `shr.u32 %r0, (xor.b32 %r2, %r0), 31`. Operands: the consumer's destinations, the producer's
-/// sources, then the consumer's other sources; the producer's place among them is left out when it
-/// is the first source and written `%crf` otherwise.
-fn write_composite(out: &mut dyn Write, names: &Names<'_>, inst: &Inst, position: usize, inner: &Inst) -> fmt::Result {
-    write_opcode(out, inner)?;
-    out.write_str("_")?;
-    write_opcode(out, inst)?;
-    let first_source = inst.def_count();
-    let operands = inst.defs().iter().chain(inner.uses()).chain(
-        inst.operands
-            .iter()
-            .enumerate()
-            .filter(|&(i, _)| i >= first_source && !(i == position && i == first_source))
-            .map(|(_, o)| o),
-    );
-    for (i, op) in operands.enumerate() {
-        out.write_str(if i == 0 { " " } else { ", " })?;
-        match op.as_scheme() {
-            Some(SchemeOperand::Composite(_)) => out.write_str("%crf")?,
-            _ => write_operand(out, names, op)?,
-        }
     }
     Ok(())
 }

@@ -16,12 +16,15 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use core::fmt::{self, Write};
+
 use serde::{Deserialize, Serialize};
 
 use super::inst::{Address, AddressBase, Inst, Operand, SchemeOperand};
 use super::modifiers::MulMode;
 use super::module::Body;
 use super::opcode::Opcode;
+use super::print_inst::Names;
 use super::types::Type;
 use crate::diagnostic::{Diagnostic, Span};
 
@@ -285,4 +288,44 @@ pub fn check_crf_reads(body: &Body, diags: &mut Vec<Diagnostic>) {
             written |= inst.operands.iter().any(|o| matches!(o.as_scheme(), Some(SchemeOperand::Composite(_))));
         }
     }
+}
+
+/// The operand position and producer of a composite instruction (Gilani et al.).
+pub fn composite_part(inst: &Inst) -> Option<(usize, &Inst)> {
+    inst.operands.iter().enumerate().find_map(|(i, op)| match op.as_scheme() {
+        Some(SchemeOperand::Composite(inner)) => Some((i, inner)),
+        _ => None,
+    })
+}
+
+/// A composite instruction in the paper's notation: `xor.b32_shr.u32 %r0, %r2, %r0, 31` is
+/// `shr.u32 %r0, (xor.b32 %r2, %r0), 31`. Operands: the consumer's destinations, the producer's
+/// sources, then the consumer's other sources; the producer's place among them is left out when it
+/// is the first source and written `%crf` otherwise.
+pub fn write_composite(
+    out: &mut dyn Write,
+    names: &Names<'_>,
+    inst: &Inst,
+    position: usize,
+    inner: &Inst,
+) -> fmt::Result {
+    super::print_inst::write_opcode(out, inner)?;
+    out.write_str("_")?;
+    super::print_inst::write_opcode(out, inst)?;
+    let first_source = inst.def_count();
+    let operands = inst.defs().iter().chain(inner.uses()).chain(
+        inst.operands
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i >= first_source && !(i == position && i == first_source))
+            .map(|(_, o)| o),
+    );
+    for (i, op) in operands.enumerate() {
+        out.write_str(if i == 0 { " " } else { ", " })?;
+        match op.as_scheme() {
+            Some(SchemeOperand::Composite(_)) => out.write_str("%crf")?,
+            _ => super::print_inst::write_operand(out, names, op)?,
+        }
+    }
+    Ok(())
 }

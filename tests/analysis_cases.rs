@@ -26,6 +26,7 @@ cases!(
     angerd_fig8_k50,
     cfg_diamond,
     cfg_calls_and_exits,
+    composite_crf_lifetime,
     composite_rules,
     demo_fig4,
     demo_rules,

@@ -26,6 +26,8 @@ pub mod module;
 pub mod opcode;
 pub mod print_inst;
 pub mod scheme;
+#[cfg(test)]
+mod scheme_tests;
 pub mod special;
 pub mod types;
 pub mod verify;

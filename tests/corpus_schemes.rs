@@ -16,7 +16,9 @@ use sim_core::ir::{Function, Module};
 struct Stats {
     files: usize,
     functions: usize,
+    instructions: usize,
     loads: usize,
+    eligible: usize,
     single_use: usize,
     pairs: usize,
     pairs_crf: usize,
@@ -39,10 +41,12 @@ fn function(func: &Function, stats: &mut Stats) {
     stats.unstable += launched.unstable_values(func, &launch).len();
     let loads = SingleUseLoads::compute(func, &live);
     stats.loads += loads.load_count();
+    stats.eligible += loads.eligible_count();
     stats.single_use += loads.len();
     stats.pairs += CompositePairs::compute(func, &live, CompositeRules::spec()).len();
     stats.pairs_crf += CompositePairs::compute(func, &live, CompositeRules::gilani_fig4()).len();
     let Some(body) = &func.body else { return };
+    stats.instructions += body.insts.len();
     for ih in body.insts_in_order() {
         for &(reg, _) in ranges.essa().writes_of(ih) {
             if let Some(w) = ranges.bitwidth(ih, reg) {
@@ -95,17 +99,19 @@ fn every_corpus_kernel_analyzes_and_transforms() {
     #[allow(clippy::print_stderr, reason = "the corpus statistics are this test's report")]
     {
         eprintln!(
-            "corpus: {} files, {} functions; loads {}, single-use {} ({:.1}%), DeMO rewrites {}",
+            "corpus: {} files, {} functions; loads {}, scalar 32-bit loads {}, single-use {} ({:.1}% of loads, {:.1}% of scalar 32-bit loads), DeMO rewrites {}",
             stats.files,
             stats.functions,
             stats.loads,
+            stats.eligible,
             stats.single_use,
             pct(stats.single_use, stats.loads),
+            pct(stats.single_use, stats.eligible),
             stats.rewritten
         );
         eprintln!(
-            "composite pairs: {} (spec), {} (CRF forwarding); fused {}",
-            stats.pairs, stats.pairs_crf, stats.fused
+            "instructions {}; composite pairs: {} (spec), {} (CRF forwarding); fused {}",
+            stats.instructions, stats.pairs, stats.pairs_crf, stats.fused
         );
         eprintln!(
             "integer defs: {}, of which <= 16 bits: {} ({:.1}%)",

@@ -47,6 +47,7 @@ pub struct SingleUseLoads {
     by_load: BTreeMap<Handle<Inst>, SingleUse>,
     by_consumer: BTreeMap<Handle<Inst>, Handle<Inst>>,
     loads: usize,
+    eligible: usize,
 }
 
 /// A load whose lifetime Algorithm 1 is following (`R_active`).
@@ -105,6 +106,12 @@ impl SingleUseLoads {
         self.loads
     }
 
+    /// Number of loads of the kind **A** allows to become memory operands (scalar 32-bit, plain
+    /// `.global/.shared/.local/.const/.param`), single-use or not.
+    pub fn eligible_count(&self) -> usize {
+        self.eligible
+    }
+
     fn block(&mut self, body: &Body, bh: Handle<Block>, block: &Block, live: &Liveness) {
         let mut active: BTreeMap<Handle<Reg>, Active> = BTreeMap::new();
         let mut found = Vec::new();
@@ -136,6 +143,7 @@ impl SingleUseLoads {
             if inst.opcode == Opcode::Ld {
                 self.loads += 1;
                 if let Some(r) = eligible_load(body, inst) {
+                    self.eligible += 1;
                     let blocked = load_reads(inst, r);
                     active.insert(r, Active { load: ih, uses: 0, consumer: None, blocked });
                 }

@@ -43,16 +43,6 @@ pub fn rebuild(body: &Body, mut edit: impl FnMut(Handle<Block>, &[Handle<Inst>])
         }
         blocks.alloc(Block { label: block.label.clone(), insts: list });
     }
-    Body {
-        regs: body.regs.clone(),
-        reg_spans: body.reg_spans.clone(),
-        vars: body.vars.clone(),
-        var_spans: body.var_spans.clone(),
-        prototypes: body.prototypes.clone(),
-        blocks,
-        insts,
-        inst_spans: spans,
-        locs,
-        pragmas,
-    }
+    // Every other part of the body (registers, variables, prototypes, …) is kept as it is.
+    Body { blocks, insts, inst_spans: spans, locs, pragmas, ..body.clone() }
 }

@@ -19,12 +19,14 @@
 //! same IR; [`verify`] checks the invariants listed in [`module`].
 
 pub mod arena;
+pub mod debug_info;
 pub mod display;
 pub mod inst;
 pub mod modifiers;
 pub mod module;
 pub mod opcode;
 pub mod print_inst;
+pub mod query;
 pub mod scheme;
 #[cfg(test)]
 mod scheme_tests;
@@ -34,6 +36,7 @@ pub mod verify;
 pub mod verify_operands;
 
 pub use arena::{Arena, Handle, SpanTable};
+pub use debug_info::*;
 pub use inst::{Address, AddressBase, Guard, Imm, Inst, MemOperand, Operand, SchemeOperand, Symbol, TexOperand};
 pub use modifiers::*;
 pub use module::*;

@@ -13,7 +13,7 @@ use super::inst::{Address, AddressBase, Imm, Inst, Operand, SchemeOperand, Symbo
 use super::modifiers::Modifiers;
 use super::module::{Body, Function, Module};
 use super::opcode::Opcode;
-use super::special::write_special;
+pub use super::special::{special_name, special_type, write_special};
 
 /// What names in an instruction refer to: its module, function and body.
 #[derive(Clone, Copy)]
@@ -43,6 +43,32 @@ impl Names<'_> {
 
 /// Writes `inst` (guard, opcode, modifiers, types, operands, no `;`).
 pub fn write_inst(out: &mut dyn Write, names: &Names<'_>, inst: &Inst) -> fmt::Result {
+    write_inst_naming(out, names, inst, None)
+}
+
+/// The operand of `inst` that is a `.branchtargets` list (`brx.idx`) or a `.calltargets` list (an
+/// indirect `call`): its index, and whether it lists functions.
+pub fn target_list_operand(inst: &Inst) -> Option<(usize, bool)> {
+    let ops = &inst.operands;
+    match inst.opcode {
+        Opcode::BrxIdx => matches!(ops.get(1), Some(Operand::List(_))).then_some((1, false)),
+        Opcode::Call => {
+            let target = usize::from(matches!(ops.first(), Some(Operand::List(_))));
+            let at = target + 2;
+            (ops.len() == at + 1 && matches!(ops.get(at), Some(Operand::List(_)))).then_some((at, true))
+        }
+        _ => None,
+    }
+}
+
+/// Writes `inst` with operand `rename.0` written as the name `rename.1` (a target list declared
+/// just before the instruction).
+pub fn write_inst_naming(
+    out: &mut dyn Write,
+    names: &Names<'_>,
+    inst: &Inst,
+    rename: Option<(usize, &str)>,
+) -> fmt::Result {
     if let Some(g) = inst.guard {
         let reg = names.body.regs.get(g.reg).map_or("<invalid>", |r| r.name.as_str());
         write!(out, "@{}{} ", if g.negated { "!" } else { "" }, reg)?;
@@ -53,7 +79,10 @@ pub fn write_inst(out: &mut dyn Write, names: &Names<'_>, inst: &Inst) -> fmt::R
     write_opcode(out, inst)?;
     for (i, op) in inst.operands.iter().enumerate() {
         out.write_str(if i == 0 { " " } else { ", " })?;
-        write_operand(out, names, op)?;
+        match rename {
+            Some((at, name)) if at == i => out.write_str(name)?,
+            _ => write_operand(out, names, op)?,
+        }
     }
     Ok(())
 }

@@ -26,10 +26,21 @@ enum Want {
     Any,
     /// A predicate register (or a `!%p`).
     Pred,
-    /// A register of exactly this many bits, or an immediate that fits.
-    Exact(u32),
-    /// A register of at least this many bits, or an immediate that fits.
-    AtLeast(u32),
+    /// A register of exactly this many bits, or an immediate of this type that fits.
+    Exact(u32, Type),
+    /// A register of at least this many bits, or an immediate of this type that fits.
+    AtLeast(u32, Type),
+}
+
+/// Whether an immediate of kind `imm` may stand for a value of type `ty` (what ptxas accepts):
+/// float literals for `.f32`/`.f64` (converted to that precision) and as raw bits for `.b32`
+/// (`0f`) and `.b64` (`0d` or decimal); integers for integer, bit and predicate types.
+fn imm_allowed(imm: Imm, ty: Type) -> bool {
+    match imm {
+        Imm::Int(_) => ty.is_integer() || ty == Type::Pred,
+        Imm::F32(_) => matches!(ty, Type::F32 | Type::F64 | Type::B32),
+        Imm::F64(_) => matches!(ty, Type::F32 | Type::F64 | Type::B64),
+    }
 }
 
 struct Checker<'a, 'n> {
@@ -50,10 +61,6 @@ pub fn check_operands(names: &Names<'_>, inst: &Inst, at: Span, diags: &mut Vec<
         c.call();
     }
     super::scheme::check_operands(inst, at, c.diags);
-}
-
-fn bits(t: Option<Type>) -> u32 {
-    t.map_or(0, Type::bits)
 }
 
 /// The type of the value a composite producer computes (the destination type of a `cvt`).
@@ -127,6 +134,15 @@ impl Checker<'_, '_> {
         if self.inst.opcode == Bra && !matches!(self.inst.operands.first(), Some(Operand::Label(_))) {
             self.error("'bra' needs a label".into());
         }
+        if self.inst.opcode == BrxIdx {
+            let labels = match self.inst.operands.get(1) {
+                Some(Operand::List(items)) => !items.is_empty() && items.iter().all(|o| matches!(o, Operand::Label(_))),
+                _ => false,
+            };
+            if !labels {
+                self.error("'brx.idx' needs a .branchtargets list of labels".into());
+            }
+        }
         let data = match self.inst.opcode {
             Ld | Ldu | Atom => self.inst.operands.first(),
             St | Red => self.inst.operands.get(1),
@@ -149,43 +165,43 @@ impl Checker<'_, '_> {
 
     fn wants(&self) -> Vec<Want> {
         use Opcode::*;
-        use Want::*;
-        let t = bits(self.inst.types.first());
-        let t1 = bits(self.inst.types.get(1));
-        let wide = self.inst.mods.mul_mode == Some(MulMode::Wide);
+        use Want::{Any, AtLeast, Pred};
+        let ty = self.inst.types.first().unwrap_or(Type::B32);
+        let ty1 = self.inst.types.get(1).unwrap_or(ty);
+        let exact = |t: Type| Want::Exact(t.bits(), t);
+        let (t, t1, u32_) = (exact(ty), exact(ty1), exact(Type::U32));
+        let wide = Want::Exact(2 * ty.bits(), ty);
+        let at_least = AtLeast(ty.bits(), ty);
+        let at_least1 = AtLeast(ty1.bits(), ty1);
         match self.inst.opcode {
-            Add | Sub | Min | Max | Rem | Div | Copysign | Addc | Subc | Mul24 | And | Or | Xor => {
-                alloc::vec![Exact(t); 3]
-            }
-            Mul if wide => alloc::vec![Exact(2 * t), Exact(t), Exact(t)],
-            Mul => alloc::vec![Exact(t); 3],
-            Mad | Madc if wide => alloc::vec![Exact(2 * t), Exact(t), Exact(t), Exact(2 * t)],
-            Mad | Madc | Mad24 | Sad | Fma => alloc::vec![Exact(t); 4],
-            Abs | Neg | Not | Cnot | Brev | Rcp | Sqrt | Rsqrt | Sin | Cos | Lg2 | Ex2 | Tanh => {
-                alloc::vec![Exact(t); 2]
-            }
-            Popc | Clz | Bfind => alloc::vec![Exact(32), Exact(t)],
-            Shl | Shr => alloc::vec![Exact(t), Exact(t), Exact(32)],
-            Bfe => alloc::vec![Exact(t), Exact(t), Exact(32), Exact(32)],
-            Bfi => alloc::vec![Exact(t), Exact(t), Exact(t), Exact(32), Exact(32)],
-            Setp => alloc::vec![Pred, Exact(t), Exact(t), Pred],
-            Set => alloc::vec![Exact(t), Exact(t1), Exact(t1), Pred],
-            Selp => alloc::vec![Exact(t), Exact(t), Exact(t), Pred],
-            Slct => alloc::vec![Exact(t), Exact(t), Exact(t), Exact(t1)],
-            Testp => alloc::vec![Pred, Exact(t)],
-            Cvt => alloc::vec![AtLeast(t), AtLeast(t1), AtLeast(t1)],
-            Cvta => alloc::vec![Exact(t), Exact(t)],
+            Add | Sub | Min | Max | Rem | Div | Copysign | Addc | Subc | Mul24 | And | Or | Xor => alloc::vec![t; 3],
+            Mul if self.inst.mods.mul_mode == Some(MulMode::Wide) => alloc::vec![wide, t, t],
+            Mul => alloc::vec![t; 3],
+            Mad | Madc if self.inst.mods.mul_mode == Some(MulMode::Wide) => alloc::vec![wide, t, t, wide],
+            Mad | Madc | Mad24 | Sad | Fma => alloc::vec![t; 4],
+            Abs | Neg | Not | Cnot | Brev | Rcp | Sqrt | Rsqrt | Sin | Cos | Lg2 | Ex2 | Tanh => alloc::vec![t; 2],
+            Popc | Clz | Bfind => alloc::vec![u32_, t],
+            Shl | Shr => alloc::vec![t, t, u32_],
+            Bfe => alloc::vec![t, t, u32_, u32_],
+            Bfi => alloc::vec![t, t, t, u32_, u32_],
+            Setp => alloc::vec![Pred, t, t, Pred],
+            Set => alloc::vec![t, t1, t1, Pred],
+            Selp => alloc::vec![t, t, t, Pred],
+            Slct => alloc::vec![t, t, t, t1],
+            Testp => alloc::vec![Pred, t],
+            Cvt => alloc::vec![at_least, at_least1, at_least1],
+            Cvta => alloc::vec![t, t],
             Isspacep => alloc::vec![Pred, Any],
-            Ld | Ldu => alloc::vec![AtLeast(t), Any, Any],
-            St => alloc::vec![Any, AtLeast(t), Any],
-            Atom => alloc::vec![AtLeast(t), Any, AtLeast(t), AtLeast(t), Any],
-            Red => alloc::vec![Any, AtLeast(t), Any],
-            Vote if self.inst.mods.vote == Some(VoteMode::Ballot) => alloc::vec![Exact(32), Pred, Exact(32)],
-            Vote => alloc::vec![Pred, Pred, Exact(32)],
-            Shfl => alloc::vec![Exact(t), Exact(t), Exact(32), Exact(32), Exact(32)],
-            Prmt | Dp4a | Dp2a | Shf => alloc::vec![Exact(32); 4],
-            Lop3 => alloc::vec![Exact(t), Exact(t), Exact(t), Exact(t), Any, Pred],
-            Activemask => alloc::vec![Exact(32)],
+            Ld | Ldu => alloc::vec![at_least, Any, Any],
+            St => alloc::vec![Any, at_least, Any],
+            Atom => alloc::vec![at_least, Any, at_least, at_least, Any],
+            Red => alloc::vec![Any, at_least, Any],
+            Vote if self.inst.mods.vote == Some(VoteMode::Ballot) => alloc::vec![u32_, Pred, u32_],
+            Vote => alloc::vec![Pred, Pred, u32_],
+            Shfl => alloc::vec![t, t, u32_, u32_, u32_],
+            Prmt | Dp4a | Dp2a | Shf => alloc::vec![u32_; 4],
+            Lop3 => alloc::vec![t, t, t, t, Any, Pred],
+            Activemask => alloc::vec![u32_],
             _ => Vec::new(),
         }
     }
@@ -213,14 +229,14 @@ impl Checker<'_, '_> {
                 let ok = match want {
                     Want::Any => true,
                     Want::Pred => ty == Type::Pred,
-                    Want::Exact(b) => ty.bits() == b,
-                    Want::AtLeast(b) => ty.bits() >= b && ty != Type::Pred || b <= 1 && ty == Type::Pred,
+                    Want::Exact(b, _) => ty.bits() == b,
+                    Want::AtLeast(b, _) => ty.bits() >= b && ty != Type::Pred || b <= 1 && ty == Type::Pred,
                 };
                 if !ok {
                     let expected = match want {
                         Want::Pred => String::from("a .pred register"),
-                        Want::Exact(b) => format!("{b} bits"),
-                        Want::AtLeast(b) => format!("at least {b} bits"),
+                        Want::Exact(b, _) => format!("{b} bits"),
+                        Want::AtLeast(b, _) => format!("at least {b} bits"),
                         Want::Any => String::new(),
                     };
                     let op = self.opname();
@@ -239,8 +255,8 @@ impl Checker<'_, '_> {
                     SchemeOperand::Crf => None,
                 };
                 let ok = match (ty, want) {
-                    (Some(t), Want::Exact(b)) => t.bits() == b,
-                    (Some(t), Want::AtLeast(b)) => t.bits() >= b,
+                    (Some(t), Want::Exact(b, _)) => t.bits() == b,
+                    (Some(t), Want::AtLeast(b, _)) => t.bits() >= b,
                     (Some(_), Want::Pred) => false,
                     _ => true,
                 };
@@ -249,15 +265,33 @@ impl Checker<'_, '_> {
                     self.error(format!("operand {} of '{op}' has the wrong width", i + 1));
                 }
             }
-            Operand::Imm(Imm::Int(v)) => {
-                let b = match want {
-                    Want::Exact(b) | Want::AtLeast(b) => b,
-                    Want::Pred => 1,
-                    Want::Any => 64,
+            Operand::Imm(imm) => {
+                let (b, ty) = match want {
+                    Want::Exact(b, ty) | Want::AtLeast(b, ty) => (b, ty),
+                    Want::Pred => (1, Type::Pred),
+                    Want::Any => return,
                 };
-                if b > 0 && !int_fits(*v, b) {
-                    let op = self.opname();
-                    self.error(format!("immediate operand {} of '{op}' does not fit in {b} bits", i + 1));
+                let op = self.opname();
+                if !imm_allowed(*imm, ty) {
+                    let kind = if matches!(imm, Imm::Int(_)) { "an integer" } else { "a floating-point" };
+                    let message =
+                        format!("immediate operand {} of '{op}' is {kind} literal, which {ty} does not take", i + 1);
+                    let hint = match (imm, ty) {
+                        (Imm::Int(_), Type::F32 | Type::F64) => {
+                            "write a floating-point literal such as 1.0 or 0f3F800000"
+                        }
+                        (Imm::Int(_), _) => {
+                            "half-precision and packed types take no immediates; move the bits with mov.b16/.b32"
+                        }
+                        (_, Type::B32) => "a .b32 operand takes single-precision bits: 0f3F800000",
+                        (_, Type::B64) => "a .b64 operand takes double-precision bits: 0d3FF0000000000000",
+                        _ => "integer and half-precision types take integer literals (the bits) or none",
+                    };
+                    self.diags.push(Diagnostic::error(self.at, message).with_hint(hint));
+                } else if let Imm::Int(v) = imm {
+                    if !int_fits(*v, b) {
+                        self.error(format!("immediate operand {} of '{op}' does not fit in {b} bits", i + 1));
+                    }
                 }
             }
             _ => {}
@@ -266,7 +300,8 @@ impl Checker<'_, '_> {
 
     /// `mov`: scalar to scalar, or packing/unpacking a vector of the same total width.
     fn mov(&mut self) {
-        let t = bits(self.inst.types.first());
+        let ty = self.inst.types.first().unwrap_or(Type::B32);
+        let t = ty.bits();
         let total = |c: &Self, items: &[Operand]| -> u32 {
             items.iter().map(|o| c.reg_type(o).map_or(t / items.len().max(1) as u32, Type::bits)).sum()
         };
@@ -276,7 +311,7 @@ impl Checker<'_, '_> {
                     let op = self.opname();
                     self.error(format!("the vector operand {} of '{op}' is not {t} bits wide", i + 1));
                 }
-                Operand::Reg(_) | Operand::Imm(_) => self.check(i, op, Want::Exact(t)),
+                Operand::Reg(_) | Operand::Imm(_) => self.check(i, op, Want::Exact(t, ty)),
                 _ => {}
             }
         }

@@ -62,6 +62,11 @@ impl core::fmt::Display for Shape {
 
 /// Every modifier an instruction can carry, as typed fields. Which opcodes use which field is
 /// said on each field; the text form prints them in the order the PTX ISA writes them.
+///
+/// A field at its default means the modifier was not written, and PTX's default applies: round to
+/// nearest even for float arithmetic, weak memory semantics, the generic address space, no
+/// flushing of subnormals, and so on. Lowering never fills in defaults, so the IR says exactly
+/// what the source said.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Modifiers {
     /// Rounding mode (float arithmetic, `cvt`, `mma`).

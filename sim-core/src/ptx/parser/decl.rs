@@ -136,12 +136,9 @@ impl<'a> Parser<'a> {
 
     pub(super) fn unknown_directive(&mut self, span: Span, word: &str) -> super::Fail {
         let d = match word {
-            ".alias"
-            | ".branchtargets"
-            | ".calltargets"
-            | ".abi_preserve"
-            | ".abi_preserve_control"
-            | ".blocksareclusters" => Diagnostic::error(span, format!("directive '{word}' is not supported by RegLab")),
+            ".alias" | ".abi_preserve" | ".abi_preserve_control" | ".blocksareclusters" => {
+                Diagnostic::error(span, format!("directive '{word}' is not supported by RegLab"))
+            }
             _ => {
                 let d = Diagnostic::error(span, format!("unknown directive '{}'", super::truncate(word)));
                 match nearest(word, KNOWN_DIRECTIVES) {
@@ -351,6 +348,8 @@ const KNOWN_DIRECTIVES: &[&str] = &[
     ".maxnreg",
     ".noreturn",
     ".callprototype",
+    ".branchtargets",
+    ".calltargets",
     ".reqnctapercluster",
     ".explicitcluster",
     ".maxclusterrank",

@@ -10,7 +10,8 @@
 //!
 //! Architectural limits (compute capability 2.0 and later): CTA dimensions at most 1024 × 1024 ×
 //! 64, grid dimensions at most (2³¹−1) × 65535 × 65535, 32 lanes per warp; **A**: at most 64 warps
-//! per SM (`%warpid` < 64) and 16 CTAs per cluster.
+//! per SM (`%warpid` < 64) and 16 CTAs per cluster; shared variables' addresses below
+//! [`RangeSeeds::shared_window`].
 
 use alloc::collections::BTreeMap;
 
@@ -20,7 +21,7 @@ use super::interval::Interval;
 use crate::ir::{Dim, Function, SpecialReg};
 
 /// Launch facts and user-given parameter ranges.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RangeSeeds {
     /// CTA dimensions (x, y, z) of the launch, if known.
     pub block: Option<[u32; 3]>,
@@ -28,6 +29,10 @@ pub struct RangeSeeds {
     pub grid: Option<[u32; 3]>,
     /// Ranges of kernel parameters by parameter index (what `ld.param` of that parameter reads).
     pub params: BTreeMap<u32, Interval>,
+    /// **A**: bytes of the CTA's shared window; the address of a `.shared` variable
+    /// (`mov.u32 %r1, tile`) is an offset below it. Default 256 KiB, above every GPU so far
+    /// (sm_90: 227 KiB per CTA).
+    pub shared_window: u32,
 }
 
 const MAX_BLOCK: [u32; 3] = [1024, 1024, 64];
@@ -44,12 +49,12 @@ fn dim(d: Dim) -> usize {
 impl RangeSeeds {
     /// No launch known: architectural limits only.
     pub fn architectural() -> Self {
-        RangeSeeds::default()
+        RangeSeeds { block: None, grid: None, params: BTreeMap::new(), shared_window: 256 * 1024 }
     }
 
     /// A launch of `grid` CTAs of `block` threads.
     pub fn launch(grid: [u32; 3], block: [u32; 3]) -> Self {
-        RangeSeeds { block: Some(block), grid: Some(grid), params: BTreeMap::new() }
+        RangeSeeds { block: Some(block), grid: Some(grid), ..RangeSeeds::architectural() }
     }
 
     /// The same seeds with parameter `index` known to lie in `range`.

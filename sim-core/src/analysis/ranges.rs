@@ -30,10 +30,6 @@ use super::range_solver::{solve, State, System};
 use super::range_transfer::{imm_operand, immediate, transfer, Reader};
 use crate::ir::{Function, Handle, Imm, Inst, Operand, Reg, Symbol};
 
-/// **A**: the address of a `.shared` variable (`mov.u32 %r1, tile`) is an offset in the CTA's
-/// shared window, which is smaller than 256 KiB on every GPU so far (sm_90: 227 KiB per CTA).
-const SHARED_WINDOW: i128 = 256 * 1024;
-
 /// Ranges and bitwidths of the integer values of one function.
 #[derive(Clone, Debug, Default)]
 pub struct RangeAnalysis {
@@ -170,7 +166,8 @@ impl Reader for InstReader<'_> {
             Operand::Symbol { symbol: Symbol::Local(h), offset } => {
                 let body = self.sys.func.body.as_ref();
                 let shared = body.and_then(|b| b.vars.get(*h)).is_some_and(|v| v.space.is_shared());
-                let window = Interval::new(0, SHARED_WINDOW - 1) + Interval::constant(i128::from(*offset));
+                let size = i128::from(self.sys.seeds.shared_window);
+                let window = Interval::new(0, size - 1) + Interval::constant(i128::from(*offset));
                 if shared {
                     window.wrap(t)
                 } else {

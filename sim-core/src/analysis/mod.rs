@@ -27,9 +27,9 @@
 //! | [`essa`] | e-SSA view: values per write, φ at joins, σ after compares and branches |
 //! | [`ranges`] | integer range analysis → bitwidth and signedness per value ([`interval`], [`range_seeds`]) |
 //! | [`single_use_loads`] | DeMO Algorithm 1: loads whose value is read exactly once |
-//! | [`demo_rewrite`] | DeMO Algorithm 2: consumers read memory directly (IR → IR pass) |
+//! | [`demo_rewrite`](mod@demo_rewrite) | DeMO Algorithm 2: consumers read memory directly (IR → IR pass) |
 //! | [`composite`] | Gilani Table 1 composite-instruction pairs |
-//! | [`composite_fuse`] | composite instructions and the composite register file (IR → IR pass) |
+//! | [`composite_fuse`](mod@composite_fuse) | composite instructions and the composite register file (IR → IR pass) |
 //! | [`scheme_annotations`] | the schemes' results in the per-instruction [`Annotations`] |
 //! | [`rebuild`] | the common tail of the IR → IR passes: a body from new instruction lists |
 

@@ -15,8 +15,8 @@
 //! operands under their own type (see [`super::interval`]). Entry values (never written) are ⊥,
 //! and so is whatever an instruction computes from one (undefined stays undefined), except the
 //! `.reg` parameters of an old-style `.func`, which may hold anything.
-//! The solver is in [`super::range_solver`], the per-opcode arithmetic in
-//! [`super::range_transfer`], the starting ranges in [`super::range_seeds`].
+//! The solver is in `range_solver`, the per-opcode arithmetic in `range_transfer` (private
+//! modules), the starting ranges in [`super::range_seeds`].
 
 use alloc::vec::Vec;
 

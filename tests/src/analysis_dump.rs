@@ -1,5 +1,5 @@
 //! A stable text rendering of the static analyses of every function in a PTX module, for the
-//! file tests under `tests/cases/analysis/`. Sections are chosen by name (`cfg`, `dominators`,
+//! file tests under `tests/cases/analysis/` (run by `tests/file_tests.rs`). Sections are chosen by name (`cfg`, `dominators`,
 //! `postdominators`, `loops`, …); blocks are named by their label or `bb<N>`.
 //!
 //! ```text
@@ -57,6 +57,10 @@ impl Ctx<'_> {
         format!("{{{}}}", names.join(" "))
     }
 }
+
+/// The section names [`dump`] knows.
+pub const SECTIONS: &[&str] =
+    &["cfg", "dominators", "postdominators", "loops", "liveness", "uniformity", "uses", "regalloc"];
 
 /// Renders `sections` for every defined function of the module compiled from `src`.
 pub fn dump(src: &str, sections: &[&str]) -> String {

@@ -34,6 +34,7 @@ pub mod special;
 pub mod types;
 pub mod verify;
 pub mod verify_operands;
+pub mod verify_types;
 
 pub use arena::{Arena, Handle, SpanTable};
 pub use debug_info::*;

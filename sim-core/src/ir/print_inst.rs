@@ -123,6 +123,8 @@ impl Words<'_, '_> {
         self.flag(self.m.aligned, ".aligned")
     }
     fn sem_scope(&mut self) -> fmt::Result {
+        self.flag(self.m.mmio, ".mmio")?;
+        self.flag(self.m.mbarrier_init, ".mbarrier_init")?;
         self.opt(self.m.sem)?;
         self.opt(self.m.scope)
     }
@@ -131,6 +133,7 @@ impl Words<'_, '_> {
         let m = *self.m;
         self.opt(m.rounding)?;
         self.opt(m.precision)?;
+        self.flag(m.oob, ".oob")?;
         self.flag(m.ftz, ".ftz")?;
         self.flag(m.relu, ".relu")?;
         self.flag(m.sat, ".sat")?;

@@ -3,6 +3,7 @@
 //! regenerate).
 
 pub mod analysis_dump;
+pub mod scheme_dump;
 
 use std::path::{Path, PathBuf};
 

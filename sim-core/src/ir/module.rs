@@ -21,7 +21,7 @@ use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
 use super::arena::{Arena, Handle, SpanTable};
-use super::debug_info::{DebugLoc, FileEntry, Section};
+pub use super::debug_info::{DebugLoc, FileEntry, Section, SectionLine, SectionValue};
 use super::inst::Inst;
 use super::types::{StateSpace, Type, VecWidth, WidthClass};
 

@@ -79,6 +79,8 @@ pub struct Modifiers {
     pub satfinite: bool,
     /// Clamp negative results to zero (`.relu`: `cvt`, `fma`, `min`, `max`).
     pub relu: bool,
+    /// `.oob` of `fma`: out-of-bounds inputs (tagged NaNs) give zero.
+    pub oob: bool,
     /// Propagate NaN (`.NaN`: `min`, `max`, `redux`).
     pub nan: bool,
     /// `.xorsign.abs` of `min`/`max`, `.abs` of `redux`.
@@ -121,6 +123,11 @@ pub struct Modifiers {
     pub prefetch_size: Option<PrefetchSize>,
     /// Memory semantics (`.volatile`, `.relaxed`, `.acquire`, …).
     pub sem: Option<MemSem>,
+    /// `.mmio` of `ld.mmio.relaxed.sys`/`st.mmio.relaxed.sys`: memory-mapped I/O, performed
+    /// exactly once.
+    pub mmio: bool,
+    /// `.mbarrier_init` of `fence.mbarrier_init.release.cluster`: orders prior `mbarrier.init`s.
+    pub mbarrier_init: bool,
     /// Scope (`.cta`, `.gpu`, …; `membar.gl` is `.gpu`).
     pub scope: Option<Scope>,
     /// Vector width of `ld`, `st`, `tex`, `atom`, `red`, …

@@ -36,7 +36,7 @@ pub mod verify;
 pub mod verify_operands;
 pub mod verify_types;
 
-pub use arena::{Arena, Handle, SpanTable};
+pub use arena::{Arena, Handle, OperandSpans, SpanTable};
 pub use debug_info::*;
 pub use inst::{Address, AddressBase, Guard, Imm, Inst, MemOperand, Operand, SchemeOperand, Symbol, TexOperand};
 pub use modifiers::*;

@@ -53,7 +53,8 @@ impl<'m> Verifier<'m> {
         let names = Names { module: self.module, func, body };
         for (h, inst) in body.insts.iter() {
             let at = body.inst_spans.get(h);
-            check_operands(&names, inst, at, &mut self.diags);
+            let operand_at = |i: usize| body.operand_spans.get(h.index(), i).unwrap_or(at);
+            check_operands(&names, inst, at, &operand_at, &mut self.diags);
         }
     }
 

@@ -72,3 +72,18 @@ export async function serveSite() {
       }),
   };
 }
+
+/** The system Chromium and the flags it needs on these machines (no sandbox as root, no network). */
+export const chromiumPath = process.env.CHROMIUM ?? '/usr/bin/chromium';
+export const chromiumArgs = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+/** The third-party PTX corpus (`$REGLAB_CORPUS`, else ../shared/corpus/ptx beside the repository). */
+export const corpusDir = process.env.REGLAB_CORPUS ?? join(repoRoot, '..', 'shared', 'corpus', 'ptx');

@@ -29,6 +29,7 @@
 //! | [`occupancy`] | NVIDIA's exact occupancy rules (cc 1.3–9.0), GCN3 dispatch limits, the three curves |
 //! | [`ir`] | the IR: modules, functions, blocks, typed instructions, text form, verifier |
 //! | [`ptx`] | the PTX front end: lexer, parser → AST, lowering → IR, emitter IR → PTX |
+//! | [`analysis`] | static analyses: CFG, (post-)dominators, loops, liveness, allocation, uniformity, use counts |
 //!
 //! No function in this crate panics on any input: bad input is returned as a value.
 
@@ -36,6 +37,7 @@
 
 extern crate alloc;
 
+pub mod analysis;
 pub mod diagnostic;
 pub mod gpu;
 pub mod ir;

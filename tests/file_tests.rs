@@ -5,6 +5,10 @@
 //!
 //! `compile`: the diagnostics (errors and warnings, rendered as the CLI renders them), then, if it
 //! compiled, the IR text form; it also checks that the emitted PTX compiles back to the same IR.
+//! Any other header names static-analysis sections (`// run: cfg liveness regalloc`), rendered by
+//! `reglab_tests::analysis_dump` and, for the register-file schemes' analyses and passes
+//! (`ranges`, `single_use_loads`, `demo`, `composite`, `fuse`, …), `reglab_tests::scheme_dump`
+//! (the cases under `tests/cases/analysis/`).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -29,7 +33,17 @@ fn run_case(path: &Path, src: &str) -> Result<String, String> {
     let header = src.lines().next().unwrap_or("");
     let mode = header.strip_prefix("// run:").map(str::trim).unwrap_or("");
     if mode != "compile" {
-        return Err(format!("first line must be `// run: compile`, found {header:?}"));
+        let sections: Vec<&str> = mode.split_whitespace().collect();
+        let known = |s: &&str| {
+            reglab_tests::analysis_dump::SECTIONS.contains(s) || reglab_tests::scheme_dump::SECTIONS.contains(s)
+        };
+        if sections.is_empty() || !sections.iter().all(known) {
+            return Err(format!(
+                "first line must be `// run: compile` or `// run: <sections>` from {:?}, found {header:?}",
+                reglab_tests::analysis_dump::SECTIONS
+            ));
+        }
+        return Ok(reglab_tests::analysis_dump::dump(src, &sections));
     }
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let checked = sim_core::ptx::check(src);

@@ -1,6 +1,7 @@
 //! A generator-based property test of the PTX front end: thousands of seeded mutations of real
-//! corpus files (truncations, byte flips, deleted and duplicated ranges, inserted tokens, swapped
-//! lines) plus hand-made pathological inputs (deep `{` nesting, huge ranges and literals).
+//! corpus files and of the file-test cases (truncations, byte flips, deleted and duplicated ranges,
+//! inserted tokens, swapped lines, lines spliced in from other files) plus hand-made pathological
+//! inputs (deep `{` nesting, huge ranges and literals).
 //!
 //! Properties: `check` never panics and returns (a watchdog aborts the run if one input takes
 //! longer than [`STALL`]); every diagnostic span lies inside the input; and whatever compiles
@@ -12,7 +13,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use reglab_tests::{corpus_dir, ptx_files};
+use reglab_tests::{corpus_dir, ptx_files, repo_root};
 
 /// Wall-clock budget of the mutation loop.
 const BUDGET: Duration = Duration::from_secs(12);
@@ -106,12 +107,24 @@ const TOKENS: &[&str] = &[
     "\0",
 ];
 
-fn mutate(rng: &mut Rng, src: &str) -> String {
+/// A random line of a random seed, to splice valid statements from one file into another.
+fn donor_line<'s>(rng: &mut Rng, seeds: &'s [String]) -> &'s str {
+    let seed = &seeds[rng.below(seeds.len())];
+    let lines: Vec<&str> = seed.lines().collect();
+    lines.get(rng.below(lines.len())).copied().unwrap_or("")
+}
+
+fn mutate(rng: &mut Rng, src: &str, seeds: &[String]) -> String {
     let mut bytes = src.as_bytes().to_vec();
     for _ in 0..1 + rng.below(4) {
         let len = bytes.len();
         let at = rng.below(len + 1);
-        match rng.below(7) {
+        match rng.below(8) {
+            7 => {
+                let line_start = bytes[..at].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+                let donor = donor_line(rng, seeds);
+                bytes.splice(line_start..line_start, donor.bytes().chain(std::iter::once(b'\n')));
+            }
             0 => bytes.truncate(at),
             1 if len > 0 => {
                 let i = rng.below(len);
@@ -201,7 +214,9 @@ fn front_end_survives_mutated_and_pathological_inputs() {
     let progress = Arc::new(AtomicU64::new(0));
     let done = Arc::new(AtomicBool::new(false));
     watchdog(progress.clone(), done.clone(), start);
-    let mut seeds: Vec<String> = ptx_files(&corpus_dir())
+    let mut files = ptx_files(&corpus_dir());
+    files.extend(ptx_files(&repo_root().join("tests").join("cases")));
+    let mut seeds: Vec<String> = files
         .iter()
         .filter_map(|p| std::fs::read_to_string(p).ok())
         .map(|s| if s.len() > 24_000 { s[..s.floor_char_boundary(24_000)].to_string() } else { s })
@@ -223,7 +238,7 @@ fn front_end_survives_mutated_and_pathological_inputs() {
     let mut cases = 0;
     while cases < max_cases && start.elapsed() < budget {
         let seed = &seeds[rng.below(seeds.len())];
-        let input = mutate(&mut rng, seed);
+        let input = mutate(&mut rng, seed, &seeds);
         if let Err(e) = check_case(&input) {
             failures.push(format!("case {cases}: {e}\n--- input ---\n{}", &input[..input.floor_char_boundary(2000)]));
             if failures.len() >= 3 {

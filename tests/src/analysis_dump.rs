@@ -1,5 +1,5 @@
 //! A stable text rendering of the static analyses of every function in a PTX module, for the
-//! file tests under `tests/cases/analysis/`. Sections are chosen by name (`cfg`, `dominators`,
+//! file tests under `tests/cases/analysis/` (run by `tests/file_tests.rs`). Sections are chosen by name (`cfg`, `dominators`,
 //! `postdominators`, `loops`, …); blocks are named by their label or `bb<N>`.
 //!
 //! ```text
@@ -58,6 +58,10 @@ impl Ctx<'_> {
     }
 }
 
+/// The section names [`dump`] knows.
+pub const SECTIONS: &[&str] =
+    &["cfg", "dominators", "postdominators", "loops", "liveness", "uniformity", "uses", "regalloc"];
+
 /// Renders `sections` for every defined function of the module compiled from `src`.
 pub fn dump(src: &str, sections: &[&str]) -> String {
     let module = match sim_core::ptx::compile(src) {
@@ -82,7 +86,9 @@ pub fn dump(src: &str, sections: &[&str]) -> String {
                 "uses" => uses_section(&mut out, &ctx(&module, func, body, src), &cfg),
                 "regalloc" => regalloc_section(&mut out, &ctx(&module, func, body, src), &cfg),
                 other => {
-                    let _ = writeln!(out, "unknown section '{other}'");
+                    if !crate::scheme_dump::section(&mut out, &module, func, other) {
+                        let _ = writeln!(out, "unknown section '{other}'");
+                    }
                 }
             }
         }

@@ -9,6 +9,7 @@
 //!                              //   uses: 1 }], uniform: false, single_use_load: false, … }
 //! ```
 
+use alloc::collections::BTreeSet;
 use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
@@ -107,13 +108,13 @@ impl Annotations {
 
     /// Marks single-use loads (DeMO).
     pub fn mark_single_use_loads(&mut self, loads: impl IntoIterator<Item = Handle<Inst>>) {
-        let loads: Vec<Handle<Inst>> = loads.into_iter().collect();
+        let loads: BTreeSet<Handle<Inst>> = loads.into_iter().collect();
         self.insts.iter_mut().filter(|i| loads.contains(&i.inst)).for_each(|i| i.single_use_load = true);
     }
 
     /// Marks both instructions of each composite pair.
     pub fn mark_composite_pairs(&mut self, pairs: impl IntoIterator<Item = (Handle<Inst>, Handle<Inst>)>) {
-        let members: Vec<Handle<Inst>> = pairs.into_iter().flat_map(|(a, b)| [a, b]).collect();
+        let members: BTreeSet<Handle<Inst>> = pairs.into_iter().flat_map(|(a, b)| [a, b]).collect();
         self.insts.iter_mut().filter(|i| members.contains(&i.inst)).for_each(|i| i.composite_pair = true);
     }
 }

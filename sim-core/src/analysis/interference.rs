@@ -46,62 +46,56 @@ impl Graph {
         // A rematerialised web never loaded into a register takes none.
         let mut units: Vec<u32> = (0..n).map(|w| if values.remat[w] { 0 } else { values.units[w] }).collect();
         sinks.iter().for_each(|&(_, w)| units[w as usize] = values.units[w as usize]);
-        let effects = Effects::build(body, n, |ih, inst, f| {
-            for &d in du.defs_at(ih) {
-                let w = values.web_of_def[d as usize] as usize;
-                if !values.remat[w] && units[w] > 0 {
-                    f(w..w + 1, true);
-                }
-            }
-            for &w in &sink_at[ih.index()] {
-                f(w as usize..w as usize + 1, true);
-            }
-            for &u in du.uses_at(ih) {
-                let Some(w) = values.web_of_use(du, u).map(|w| w as usize) else { continue };
-                let needed = !values.remat[w] || needs_register(inst, du.uses()[u as usize].reg);
-                if needed && units[w] > 0 {
-                    f(w..w + 1, false);
-                }
-            }
-        });
+        let effects = web_effects(body, du, values, &sink_at, &units);
         let live = solve(body, cfg, &effects, &Boundary::default());
         let mut g = Graph { adj: vec![Vec::new(); n], units, scratch: Vec::new(), live_out: live.inst_out };
         for (ih, inst) in body.insts.iter() {
-            let copy_src = if is_copy(inst) { effects.uses(ih).first().map(|r| r.0) } else { None };
-            let defs: Vec<u32> = effects.defs(ih).iter().map(|r| r.0).collect();
-            let out: Vec<u32> = g.live_out.row(ih.index()).iter().map(|w| w as u32).collect();
-            for &d in &defs {
-                for &w in out.iter().chain(&defs) {
-                    if w != d && Some(w) != copy_src {
-                        g.edge(d, w);
-                    }
-                }
-            }
-            // A value loaded just before `ih` is live together with everything `ih` reads.
-            for &w in &sink_at[ih.index()] {
-                for x in live.inst_in.row(ih.index()).iter() {
-                    if x as u32 != w {
-                        g.edge(w, x as u32);
-                    }
-                }
-            }
-            let temps = target.scratch(inst);
-            if temps > 0 {
-                let t = g.adj.len() as u32;
-                g.adj.push(Vec::new());
-                g.units.push(temps);
-                g.scratch.push(ih);
-                let around = live.inst_in.row(ih.index()).iter().chain(out.iter().map(|&w| w as usize));
-                for x in around.map(|x| x as u32).chain(defs.iter().copied()) {
-                    g.edge(t, x);
-                }
-            }
+            let live_in: Vec<u32> = live.inst_in.row(ih.index()).iter().map(|w| w as u32).collect();
+            g.instruction_edges(ih, inst, &effects, &live_in, &sink_at[ih.index()], target);
         }
         for a in &mut g.adj {
             a.sort_unstable();
             a.dedup();
         }
         g
+    }
+
+    /// Edges at one instruction: its results interfere with each other and with everything live
+    /// after it (a copy's source aside); a value loaded just before it with everything it reads;
+    /// its scratch registers with everything live across it.
+    fn instruction_edges(
+        &mut self,
+        ih: Handle<Inst>,
+        inst: &Inst,
+        effects: &Effects,
+        live_in: &[u32],
+        sunk: &[Web],
+        target: AllocTarget,
+    ) {
+        let copy_src = if is_copy(inst) { effects.uses(ih).first().map(|r| r.0) } else { None };
+        let defs: Vec<u32> = effects.defs(ih).iter().map(|r| r.0).collect();
+        let out: Vec<u32> = self.live_out.row(ih.index()).iter().map(|w| w as u32).collect();
+        for &d in &defs {
+            let results = defs.iter().filter(|&&x| !sunk.contains(&x) && !sunk.contains(&d));
+            for &w in out.iter().chain(results) {
+                if w != d && Some(w) != copy_src {
+                    self.edge(d, w);
+                }
+            }
+        }
+        for &w in sunk {
+            live_in.iter().filter(|&&x| x != w).for_each(|&x| self.edge(w, x));
+        }
+        let temps = target.scratch(inst);
+        if temps > 0 {
+            let t = self.adj.len() as u32;
+            self.adj.push(Vec::new());
+            self.units.push(temps);
+            self.scratch.push(ih);
+            for &x in live_in.iter().chain(&out).chain(&defs) {
+                self.edge(t, x);
+            }
+        }
     }
 
     fn edge(&mut self, a: u32, b: u32) {
@@ -122,6 +116,29 @@ impl Graph {
         regs.dedup();
         regs.len() as u32
     }
+}
+
+/// Slots (one per web) each instruction writes and reads for the allocator: rematerialised webs
+/// are written at their sink points and read only where a register is needed.
+fn web_effects(body: &Body, du: &DefUse, values: &Values, sink_at: &[Vec<Web>], units: &[u32]) -> Effects {
+    Effects::build(body, values.len(), |ih, inst, f| {
+        for &d in du.defs_at(ih) {
+            let w = values.web_of_def[d as usize] as usize;
+            if !values.remat[w] && units[w] > 0 {
+                f(w..w + 1, true);
+            }
+        }
+        for &w in &sink_at[ih.index()] {
+            f(w as usize..w as usize + 1, true);
+        }
+        for &u in du.uses_at(ih) {
+            let Some(w) = values.web_of_use(du, u).map(|w| w as usize) else { continue };
+            let needed = !values.remat[w] || needs_register(inst, du.uses()[u as usize].reg);
+            if needed && units[w] > 0 {
+                f(w..w + 1, false);
+            }
+        }
+    })
 }
 
 /// Webs merged by coalescing (union-find), with their adjacency and sizes.

@@ -137,3 +137,53 @@ fn colour_order(
     order.sort_by_key(|&g| (first[g as usize], g));
     order
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::test_util::kernel;
+
+    fn allocate(body: &str, sm: u32) -> Allocation {
+        let m = kernel(body);
+        let f = &m.functions[Handle::from_index(0)];
+        let cfg = Cfg::compute(f);
+        let dom = Dominators::compute(&cfg);
+        let loops = Loops::compute(&cfg, &dom);
+        let du = DefUse::compute(f, &cfg);
+        let live = Liveness::compute(f, &cfg);
+        Allocation::compute(f, &cfg, &dom, &loops, &du, &live, AllocTarget { sm })
+    }
+
+    #[test]
+    fn pairs_are_aligned_and_r1_is_reserved() {
+        // %r1 → R0, then the 64-bit product needs an even pair: R2:R3 (R1 is the stack pointer).
+        let a = allocate(
+            ".reg .b32 %r<3>; .reg .b64 %rd<3>;
+             mov.u32 %r1, %tid.x;
+             mul.wide.u32 %rd1, %r1, 4;
+             ld.global.u32 %r2, [%rd1];
+             add.s32 %r2, %r2, %r1;
+             st.global.u32 [%rd1], %r2;
+             ret;",
+            52,
+        );
+        // Definitions are numbered by register: %r1, %r2 (load), %r2 (add), %rd1.
+        assert_eq!(a.physical(0), Some(0..1));
+        assert_eq!(a.physical(1), Some(4..5));
+        assert_eq!(a.physical(3), Some(2..4));
+        assert_eq!(a.registers(), 5);
+        assert_eq!(a.predicates(), 0);
+    }
+
+    #[test]
+    fn volta_reports_two_more_and_at_least_eight() {
+        let body = ".reg .b32 %r<3>;
+             mov.u32 %r1, %tid.x;
+             add.s32 %r2, %r1, 1;
+             st.global.u32 [0], %r2;
+             ret;";
+        assert_eq!(allocate(body, 52).registers(), 2);
+        assert_eq!(allocate(body, 80).registers(), 8);
+        assert_eq!(allocate("ret;", 80).registers(), 2);
+    }
+}

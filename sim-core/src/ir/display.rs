@@ -19,11 +19,11 @@ use alloc::collections::BTreeSet;
 use core::fmt::{self, Write};
 
 use super::arena::Handle;
+use super::debug_info::{Section, SectionValue};
 use super::inst::Imm;
 use super::inst::Operand;
 use super::module::{
-    Block, Body, BodyPragma, Function, FunctionKind, Initializer, Item, Linkage, Module, Param, Prototype, Section,
-    SectionValue, Var,
+    Block, Body, BodyPragma, Function, FunctionKind, Initializer, Item, Linkage, Module, Param, Prototype, Var,
 };
 use super::print_inst::{target_list_operand, write_imm, write_inst, write_inst_naming, write_operand, Names};
 

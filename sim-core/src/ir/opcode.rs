@@ -9,6 +9,9 @@
 
 use serde::{Deserialize, Serialize};
 
+/// Re-exported where it used to live (it moved to [`crate::diagnostic`]).
+pub use crate::diagnostic::edit_distance;
+
 macro_rules! opcodes {
     ($($(#[$meta:meta])* $variant:ident = $text:literal,)*) => {
         /// A PTX instruction name.
@@ -312,9 +315,20 @@ opcodes! {
     Stackrestore = "stackrestore",
 }
 
-/// PTX instruction names RegLab knows exist but does not model; the parser reports them as
-/// unsupported (an error naming them), never as unknown or silently skipped.
-pub const UNSUPPORTED: &[&str] = &[
+macro_rules! unsupported {
+    ($($name:literal,)*) => {
+        /// PTX instruction names RegLab knows exist but does not model; the parser reports them as
+        /// unsupported (an error naming them), never as unknown or silently skipped.
+        pub const UNSUPPORTED: &[&str] = &[$($name,)*];
+
+        /// True if `name` is in [`UNSUPPORTED`] (a `match`, cheap enough for every instruction).
+        pub fn is_unsupported(name: &str) -> bool {
+            matches!(name, $($name)|*)
+        }
+    };
+}
+
+unsupported! {
     "vadd",
     "vsub",
     "vabsdiff",
@@ -370,7 +384,7 @@ pub const UNSUPPORTED: &[&str] = &[
     "tcgen05.fence",
     "wgmma.mma_async.sp",
     "mma.sp::ordered_metadata",
-];
+}
 
 impl Opcode {
     /// True for instructions that end a basic block: the next instruction is not (or not only)

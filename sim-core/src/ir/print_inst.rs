@@ -9,11 +9,11 @@
 use alloc::string::String;
 use core::fmt::{self, Write};
 
-use super::inst::{Address, AddressBase, Imm, Inst, Operand, Symbol};
+use super::inst::{Address, AddressBase, Imm, Inst, Operand, SchemeOperand, Symbol};
 use super::modifiers::Modifiers;
 use super::module::{Body, Function, Module};
 use super::opcode::Opcode;
-use super::special::write_special;
+pub use super::special::{special_name, special_type, write_special};
 
 /// What names in an instruction refer to: its module, function and body.
 #[derive(Clone, Copy)]
@@ -73,6 +73,9 @@ pub fn write_inst_naming(
         let reg = names.body.regs.get(g.reg).map_or("<invalid>", |r| r.name.as_str());
         write!(out, "@{}{} ", if g.negated { "!" } else { "" }, reg)?;
     }
+    if let Some((position, inner)) = super::scheme::composite_part(inst) {
+        return super::scheme::write_composite(out, names, inst, position, inner);
+    }
     write_opcode(out, inst)?;
     for (i, op) in inst.operands.iter().enumerate() {
         out.write_str(if i == 0 { " " } else { ", " })?;
@@ -120,6 +123,8 @@ impl Words<'_, '_> {
         self.flag(self.m.aligned, ".aligned")
     }
     fn sem_scope(&mut self) -> fmt::Result {
+        self.flag(self.m.mmio, ".mmio")?;
+        self.flag(self.m.mbarrier_init, ".mbarrier_init")?;
         self.opt(self.m.sem)?;
         self.opt(self.m.scope)
     }
@@ -128,6 +133,7 @@ impl Words<'_, '_> {
         let m = *self.m;
         self.opt(m.rounding)?;
         self.opt(m.precision)?;
+        self.flag(m.oob, ".oob")?;
         self.flag(m.ftz, ".ftz")?;
         self.flag(m.relu, ".relu")?;
         self.flag(m.sat, ".sat")?;
@@ -381,6 +387,18 @@ pub fn write_operand(out: &mut dyn Write, names: &Names<'_>, op: &Operand) -> fm
             out.write_str("]")
         }
         Operand::Prototype(p) => out.write_str(names.body.prototypes.get(*p).map_or("<invalid>", |p| p.name.as_str())),
+        Operand::Scheme(s) => match &**s {
+            SchemeOperand::Memory(m) => {
+                out.write_str(m.prefix())?;
+                write_address(out, names, &m.address)
+            }
+            SchemeOperand::Composite(inner) => {
+                out.write_str("(")?;
+                write_inst(out, names, inner)?;
+                out.write_str(")")
+            }
+            SchemeOperand::Crf => out.write_str("%crf"),
+        },
     }
 }
 

@@ -12,7 +12,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::inst::{Imm, Inst, Operand, Symbol};
+use super::inst::{Imm, Inst, Operand, SchemeOperand, Symbol};
 use super::modifiers::{MulMode, VoteMode};
 use super::opcode::Opcode;
 use super::print_inst::{write_opcode, Names};
@@ -30,6 +30,13 @@ enum Want {
     Exact(u32, Type),
     /// A register of at least this many bits, or an immediate of this type that fits.
     AtLeast(u32, Type),
+}
+
+/// PTX's type-compatibility rule for a register of type `reg` in an operand of type `ty` (sizes
+/// are checked separately): bit types go with anything, signed and unsigned integers with each
+/// other, floating-point types only with the same floating-point type.
+fn kinds_compatible(reg: Type, ty: Type) -> bool {
+    reg.is_bits() || ty.is_bits() || reg == ty || (reg.is_integer() && ty.is_integer())
 }
 
 /// Whether an immediate of kind `imm` may stand for a value of type `ty` (what ptxas accepts):
@@ -52,6 +59,9 @@ struct Checker<'a, 'n> {
 
 /// Checks the operands of `inst` (located at `at`), appending problems to `diags`.
 pub fn check_operands(names: &Names<'_>, inst: &Inst, at: Span, diags: &mut Vec<Diagnostic>) {
+    for problem in super::verify_types::type_problems(inst) {
+        diags.push(Diagnostic::error(at, problem));
+    }
     let mut c = Checker { names, inst, at, diags };
     c.guard();
     c.destinations();
@@ -60,6 +70,12 @@ pub fn check_operands(names: &Names<'_>, inst: &Inst, at: Span, diags: &mut Vec<
     if inst.opcode == Opcode::Call {
         c.call();
     }
+    super::scheme::check_operands(inst, at, c.diags);
+}
+
+/// The type of the value a composite producer computes (the destination type of a `cvt`).
+fn composite_result_type(inner: &Inst) -> Option<Type> {
+    inner.types.first()
 }
 
 /// Whether integer `v` (64-bit two's complement) fits in `b` bits, signed or unsigned.
@@ -223,23 +239,51 @@ impl Checker<'_, '_> {
                 let ok = match want {
                     Want::Any => true,
                     Want::Pred => ty == Type::Pred,
-                    Want::Exact(b, _) => ty.bits() == b,
+                    Want::Exact(b, want_ty) => ty.bits() == b && kinds_compatible(ty, want_ty),
                     Want::AtLeast(b, _) => ty.bits() >= b && ty != Type::Pred || b <= 1 && ty == Type::Pred,
                 };
                 if !ok {
-                    let expected = match want {
-                        Want::Pred => String::from("a .pred register"),
-                        Want::Exact(b, _) => format!("{b} bits"),
-                        Want::AtLeast(b, _) => format!("at least {b} bits"),
-                        Want::Any => String::new(),
-                    };
                     let op = self.opname();
-                    self.error(format!(
-                        "operand {} of '{op}' is a {}-bit {} register, expected {expected}",
-                        i + 1,
-                        ty.bits(),
-                        ty
-                    ));
+                    let message = match want {
+                        Want::Exact(b, want_ty) if ty.bits() == b => format!(
+                            "operand {} of '{op}' is a {ty} register, which {want_ty} does not accept (use a .b{b} or \
+                             {want_ty} register)",
+                            i + 1
+                        ),
+                        Want::Exact(b, _) => format!(
+                            "operand {} of '{op}' is a {}-bit {ty} register, expected {b} bits",
+                            i + 1,
+                            ty.bits()
+                        ),
+                        Want::AtLeast(b, _) => {
+                            format!(
+                                "operand {} of '{op}' is a {}-bit {ty} register, expected at least {b} bits",
+                                i + 1,
+                                ty.bits()
+                            )
+                        }
+                        Want::Pred | Want::Any => {
+                            format!("operand {} of '{op}' is a {ty} register, expected a .pred register", i + 1)
+                        }
+                    };
+                    self.error(message);
+                }
+            }
+            Operand::Scheme(s) => {
+                let ty = match &**s {
+                    SchemeOperand::Memory(m) => Some(m.ty),
+                    SchemeOperand::Composite(inner) => composite_result_type(inner),
+                    SchemeOperand::Crf => None,
+                };
+                let ok = match (ty, want) {
+                    (Some(t), Want::Exact(b, _)) => t.bits() == b,
+                    (Some(t), Want::AtLeast(b, _)) => t.bits() >= b,
+                    (Some(_), Want::Pred) => false,
+                    _ => true,
+                };
+                if !ok {
+                    let op = self.opname();
+                    self.error(format!("operand {} of '{op}' has the wrong width", i + 1));
                 }
             }
             Operand::Imm(imm) => {

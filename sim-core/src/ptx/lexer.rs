@@ -126,6 +126,11 @@ impl Lexer<'_> {
                 self.eat_while(|c| c.is_ascii_whitespace() || c == 0x0b);
                 TokenKind::Whitespace
             }
+            // A UTF-8 byte-order mark (editors on Windows write one) is white space.
+            0xEF if self.peek(1) == 0xBB && self.peek(2) == 0xBF => {
+                self.pos += 3;
+                TokenKind::Whitespace
+            }
             b'/' if self.peek(1) == b'/' => {
                 self.eat_while(|c| c != b'\n');
                 TokenKind::Comment
@@ -505,6 +510,7 @@ mod tests {
             assert_eq!(pos, src.len(), "{src:?}");
         }
         assert_eq!(tokenize("/* open")[0].kind, TokenKind::Error);
+        assert_eq!(tokenize("\u{FEFF}.version")[0].kind, TokenKind::Whitespace);
         assert_eq!(tokenize("12abc")[0].kind, TokenKind::Error);
     }
 

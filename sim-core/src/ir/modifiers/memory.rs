@@ -99,8 +99,6 @@ keyword_enum! {
         AcqRel = ".acq_rel",
         /// Sequentially consistent (`fence.sc`).
         Sc = ".sc",
-        /// Memory-mapped I/O (`ld.mmio.relaxed.sys`).
-        Mmio = ".mmio",
     }
 }
 

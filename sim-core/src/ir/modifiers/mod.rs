@@ -62,6 +62,11 @@ impl core::fmt::Display for Shape {
 
 /// Every modifier an instruction can carry, as typed fields. Which opcodes use which field is
 /// said on each field; the text form prints them in the order the PTX ISA writes them.
+///
+/// A field at its default means the modifier was not written, and PTX's default applies: round to
+/// nearest even for float arithmetic, weak memory semantics, the generic address space, no
+/// flushing of subnormals, and so on. Lowering never fills in defaults, so the IR says exactly
+/// what the source said.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Modifiers {
     /// Rounding mode (float arithmetic, `cvt`, `mma`).
@@ -74,6 +79,8 @@ pub struct Modifiers {
     pub satfinite: bool,
     /// Clamp negative results to zero (`.relu`: `cvt`, `fma`, `min`, `max`).
     pub relu: bool,
+    /// `.oob` of `fma`: out-of-bounds inputs (tagged NaNs) give zero.
+    pub oob: bool,
     /// Propagate NaN (`.NaN`: `min`, `max`, `redux`).
     pub nan: bool,
     /// `.xorsign.abs` of `min`/`max`, `.abs` of `redux`.
@@ -116,6 +123,11 @@ pub struct Modifiers {
     pub prefetch_size: Option<PrefetchSize>,
     /// Memory semantics (`.volatile`, `.relaxed`, `.acquire`, …).
     pub sem: Option<MemSem>,
+    /// `.mmio` of `ld.mmio.relaxed.sys`/`st.mmio.relaxed.sys`: memory-mapped I/O, performed
+    /// exactly once.
+    pub mmio: bool,
+    /// `.mbarrier_init` of `fence.mbarrier_init.release.cluster`: orders prior `mbarrier.init`s.
+    pub mbarrier_init: bool,
     /// Scope (`.cta`, `.gpu`, …; `membar.gl` is `.gpu`).
     pub scope: Option<Scope>,
     /// Vector width of `ld`, `st`, `tex`, `atom`, `red`, …

@@ -111,10 +111,16 @@ impl<'a> BodyCx<'_, 'a> {
     fn decode_modifiers(&mut self, inst: &ast::Instruction<'a>) -> Decoded {
         let spec = op_spec(inst.opcode);
         let mut d = Decoded::default();
-        let words = if inst.opcode == Opcode::Fence { join_proxy(&inst.mods) } else { inst.mods.clone() };
+        let joined;
+        let words: &[Name<'a>] = if inst.opcode == Opcode::Fence {
+            joined = join_proxy(&inst.mods);
+            &joined
+        } else {
+            &inst.mods
+        };
         let op = inst.opcode.name();
         let mut unknown = false;
-        for w in &words {
+        for w in words {
             match d.add(spec.kinds, spec.types.1 as usize, w.text) {
                 Ok(true) => {}
                 Ok(false) => {

@@ -84,6 +84,9 @@ pub enum Kind {
     Popc,
     Multicast,
     Policy,
+    Oob,
+    Mmio,
+    MbarrierInit,
 }
 
 /// A word recognised as a modifier of some kind.
@@ -157,6 +160,9 @@ pub(super) fn flag_word(kind: Kind) -> Option<&'static str> {
         Kind::Parity => ".parity",
         Kind::Popc => ".popc",
         Kind::Multicast => ".multicast::cluster",
+        Kind::Oob => ".oob",
+        Kind::Mmio => ".mmio",
+        Kind::MbarrierInit => ".mbarrier_init",
         _ => return None,
     })
 }
@@ -342,6 +348,9 @@ impl Decoded {
             Kind::ExpectTx => &mut m.expect_tx,
             Kind::Parity => &mut m.parity,
             Kind::Multicast => &mut m.multicast,
+            Kind::Oob => &mut m.oob,
+            Kind::Mmio => &mut m.mmio,
+            Kind::MbarrierInit => &mut m.mbarrier_init,
             // `.popc` of binary mma is implied by the bit op; it is written back from `bmma_op`.
             Kind::Popc => {
                 return if m.bmma_op.is_some() {

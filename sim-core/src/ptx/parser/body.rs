@@ -16,7 +16,8 @@ use alloc::vec::Vec;
 
 use super::{PResult, Parser};
 use crate::diagnostic::Diagnostic;
-use crate::ir::opcode::{suggest, Opcode, UNSUPPORTED};
+use crate::diagnostic::Span;
+use crate::ir::opcode::{is_unsupported, suggest, Opcode};
 use crate::ir::Linkage;
 use crate::ptx::ast::{GuardAst, Instruction, Name, OperandAst, PrototypeDecl, Statement};
 use crate::ptx::lexer::TokenKind;
@@ -187,16 +188,28 @@ impl<'a> Parser<'a> {
     /// The longest opcode name made of `head` and the first words; returns it and how many words
     /// it used.
     fn resolve_opcode(&mut self, head: Name<'a>, words: &[Name<'a>]) -> PResult<(Opcode, usize)> {
-        let mut name = String::from(head.text);
-        let mut candidates = alloc::vec![(name.clone(), 0usize)];
+        // Candidate names are source slices when the words are contiguous (they always are in
+        // real PTX); otherwise they are spelled out.
+        let mut spelled = String::new();
+        let mut candidates: Vec<(alloc::borrow::Cow<'a, str>, usize, Span)> = Vec::new();
+        let mut contiguous = true;
+        let mut end = head.span;
+        candidates.push((alloc::borrow::Cow::Borrowed(head.text), 0, head.span));
+        spelled.push_str(head.text);
         for (i, w) in words.iter().take(Opcode::max_name_words() + 1).enumerate() {
-            name.push_str(w.text);
-            candidates.push((name.clone(), i + 1));
+            contiguous &= w.span.start == end.end;
+            end = w.span;
+            spelled.push_str(w.text);
+            let span = head.span.join(w.span);
+            let name = match self.src.get(span.start as usize..span.end as usize) {
+                Some(text) if contiguous => alloc::borrow::Cow::Borrowed(text),
+                _ => alloc::borrow::Cow::Owned(spelled.clone()),
+            };
+            candidates.push((name, i + 1, span));
         }
-        for (cand, used) in candidates.iter().rev() {
-            let span = words.get(..*used).and_then(|w| w.last()).map_or(head.span, |w| head.span.join(w.span));
-            if UNSUPPORTED.contains(&cand.as_str()) {
-                let d = Diagnostic::error(span, format!("instruction '{cand}' is not supported by RegLab"))
+        for (cand, used, span) in candidates.iter().rev() {
+            if is_unsupported(cand) {
+                let d = Diagnostic::error(*span, format!("instruction '{cand}' is not supported by RegLab"))
                     .with_hint("RegLab models the PTX instructions real kernels use; this one is not among them yet");
                 return Err(self.push(d));
             }

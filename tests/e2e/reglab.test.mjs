@@ -233,8 +233,11 @@ test('the annotated listing shows live registers per line', async () => {
     const title = await rows.nth(5).getAttribute('title');
     assert.match(title, /^Line \d+: \d+ × 32-bit registers live after it/);
     assert.match(await page.locator('.annotations').evaluate((el) => el.textContent), /\d/);
-    // Uniform values are marked (the kernel's parameters are uniform).
+    // Uniform values and single-use loads (DeMO) are marked; widths come from range analysis.
     assert.ok((await page.locator('.ann .mk-u:not(.off)').count()) > 0);
+    assert.ok((await page.locator('.ann .mk-l:not(.off)').count()) > 0);
+    const titles = await rows.evaluateAll((els) => els.map((e) => e.title));
+    assert.ok(titles.some((t) => /Defines %r\d+: needs \d+ bits, (un)?signed \(declared 32 bits/.test(t)), titles.join('\n'));
     // The annotation column sits beside the line numbers and scrolls with the text.
     const gutter = await page.locator('.gutter').boundingBox();
     const column = await page.locator('.annotations').boundingBox();

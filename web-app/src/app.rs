@@ -30,6 +30,8 @@ const SAVE_DELAY_MS: u32 = 400;
 /// `SYNC_SAVE_LIMIT` (a 48k-line module takes a noticeable fraction of a second) wait longer.
 const ANALYSIS_DELAY_MS: u32 = 250;
 const HUGE_ANALYSIS_DELAY_MS: u32 = 600;
+/// Pause in typing after which a kernel too large to analyse on every keystroke is analysed.
+const KERNEL_ANALYSIS_DELAY_MS: u32 = 300;
 
 /// The page.
 #[function_component(App)]
@@ -38,6 +40,7 @@ pub fn app() -> Html {
     use_persistence(&state);
     use_settings_persistence(&state);
     use_deferred_analysis(&state);
+    use_deferred_kernel_analysis(&state);
     html! {
         <ContextProvider<AppContext> context={state}>
             <Workspace />
@@ -120,6 +123,18 @@ fn use_deferred_analysis(state: &AppContext) {
     use_effect_with((state.revision, state.analysis_pending()), move |&(revision, pending)| {
         *timer.borrow_mut() =
             pending.then(|| Timeout::new(delay, move || dispatcher.dispatch(Action::Analyze(revision))));
+    });
+}
+
+/// Schedules `Action::AnalyzeKernel` after a pause when a large kernel's analyses lag behind.
+#[hook]
+fn use_deferred_kernel_analysis(state: &AppContext) {
+    let timer: Rc<RefCell<Option<Timeout>>> = use_mut_ref(|| None);
+    let dispatcher = state.dispatcher();
+    use_effect_with((state.analysis.revision, state.kernel_pending()), move |&(revision, pending)| {
+        *timer.borrow_mut() = pending.then(|| {
+            Timeout::new(KERNEL_ANALYSIS_DELAY_MS, move || dispatcher.dispatch(Action::AnalyzeKernel(revision)))
+        });
     });
 }
 

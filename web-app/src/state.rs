@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! Edit(text) → source = text, revision += 1, analysis recomputed now (small text) or later (large)
-//!              → kernel view (listing, register estimate) → occupancy view
+//!              → kernel view (listing, register estimate; large kernels after a pause) → occupancy
 //! SelectGpu / EditLaunch / … → settings changed → occupancy view (kernel view if the target changed)
 //! ```
 
@@ -12,7 +12,7 @@ use std::rc::Rc;
 use yew::{AttrValue, Reducible, UseReducerHandle};
 
 use crate::examples;
-use crate::model::kernel::{kernel_view, KernelStatus, KernelView};
+use crate::model::kernel::{cheap_to_analyse, kernel_view, KernelStatus, KernelView};
 use crate::model::occupancy::{gpu_config, gpu_sm, occupancy_view, GpuSettings, OccupancyView};
 use crate::model::{self, Analysis};
 use crate::settings::{GpuField, LaunchField, Settings};
@@ -81,6 +81,9 @@ pub enum Action {
     RestoreReplaced,
     /// Analyse the text if it is still at this revision (scheduled after a pause in typing).
     Analyze(u64),
+    /// Analyse the selected kernel if the text's analysis is still at this revision (scheduled
+    /// after a pause in typing, for kernels too large to analyse on every keystroke).
+    AnalyzeKernel(u64),
     /// Move the editor's caret to this 1-based line.
     RevealLine(u32),
     /// The result of the latest attempt to save the text.
@@ -144,13 +147,24 @@ impl AppState {
         self.analysis_pending() || self.kernel.revision != self.analysis.revision
     }
 
-    fn with_source(&self, source: AttrValue) -> Self {
+    /// True while the text compiled but its selected kernel waits to be analysed (large kernels
+    /// are analysed after a pause in typing: `Action::AnalyzeKernel`).
+    pub fn kernel_pending(&self) -> bool {
+        self.analysis.compiled.is_some() && self.kernel.revision != self.analysis.revision
+    }
+
+    /// The state for new text; `typing` defers the analyses of a large kernel.
+    fn with_source(&self, source: AttrValue, typing: bool) -> Self {
         let revision = self.revision + 1;
-        if source.len() <= SYNC_ANALYSIS_LIMIT {
-            let analysis = Rc::new(model::analyze(&source, revision));
-            AppState { source, revision, analysis, ..self.clone() }.refresh_kernel()
+        if source.len() > SYNC_ANALYSIS_LIMIT {
+            return AppState { source, revision, ..self.clone() };
+        }
+        let analysis = Rc::new(model::analyze(&source, revision));
+        let next = AppState { source, revision, ..self.clone() };
+        if typing && analysis.compiled.is_some() && !cheap_to_analyse(&analysis, self.settings.kernel.as_deref()) {
+            AppState { analysis, ..next }
         } else {
-            AppState { source, revision, ..self.clone() }
+            AppState { analysis, ..next }.refresh_kernel()
         }
     }
 
@@ -190,19 +204,19 @@ impl Reducible for AppState {
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
         match action {
             Action::Edit(text) if text == self.source => self,
-            Action::Edit(text) => Rc::new(AppState { modified: true, ..self.with_source(text) }),
+            Action::Edit(text) => Rc::new(AppState { modified: true, ..self.with_source(text, true) }),
             Action::LoadExample(id) => match examples::find(&id) {
                 Some(example) if example.source == self.source.as_str() => self,
                 Some(example) => {
                     let replaced = self.modified.then(|| self.source.clone()).or_else(|| self.replaced.clone());
-                    let next = self.with_source(AttrValue::Static(example.source));
+                    let next = self.with_source(AttrValue::Static(example.source), false);
                     Rc::new(AppState { example: Some(example.id), modified: false, replaced, ..next })
                 }
                 None => self,
             },
             Action::RestoreReplaced => match self.replaced.clone() {
                 Some(text) => {
-                    Rc::new(AppState { example: None, modified: true, replaced: None, ..self.with_source(text) })
+                    Rc::new(AppState { example: None, modified: true, replaced: None, ..self.with_source(text, false) })
                 }
                 None => self,
             },
@@ -211,6 +225,10 @@ impl Reducible for AppState {
                 Rc::new(AppState { analysis, ..(*self).clone() }.refresh_kernel())
             }
             Action::Analyze(_) => self,
+            Action::AnalyzeKernel(revision) if revision == self.analysis.revision && self.kernel_pending() => {
+                Rc::new((*self).clone().refresh_kernel())
+            }
+            Action::AnalyzeKernel(_) => self,
             Action::RevealLine(line) => {
                 let seq = self.reveal.map_or(1, |r| r.seq + 1);
                 Rc::new(AppState { reveal: Some(Reveal { seq, line }), ..(*self).clone() })

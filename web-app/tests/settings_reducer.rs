@@ -130,3 +130,40 @@ fn settings_round_trip_through_text() {
     let state = AppState::with_default_example().with_settings(odd);
     assert_eq!(state.settings.gpu.preset, DEFAULT_PRESET);
 }
+
+/// A kernel of `n` dependent adds.
+fn long_kernel(n: usize) -> String {
+    let adds: String = (1..=n).map(|i| format!("\tadd.s32 %r{}, %r{}, 1;\n", i + 1, i)).collect();
+    format!(
+        ".version 8.5\n.target sm_75\n.address_size 64\n.visible .entry k()\n{{\n\t.reg .b32 %r<{}>;\n\tmov.u32 %r1, %tid.x;\n{adds}\tret;\n}}\n",
+        n + 2
+    )
+}
+
+#[wasm_bindgen_test(unsupported = test)]
+fn large_kernels_are_analysed_after_a_pause_in_typing() {
+    let state = example("imgvf");
+    let typed = reduce(&state, Action::Edit(AttrValue::from(long_kernel(900))));
+    assert_eq!(typed.analysis.kernels.len(), 1);
+    assert!(typed.kernel_pending() && typed.kernel_stale());
+    assert!(Rc::ptr_eq(&typed, &reduce(&typed, Action::AnalyzeKernel(typed.analysis.revision - 1))));
+    let analysed = reduce(&typed, Action::AnalyzeKernel(typed.analysis.revision));
+    assert!(!analysed.kernel_pending() && !analysed.kernel_stale());
+    assert_eq!(analysed.kernel.kernel.as_deref(), Some("k"));
+    assert_eq!(analysed.kernel.lines.len(), 902);
+    // A small kernel is analysed on every edit.
+    let small = reduce(&analysed, Action::Edit(AttrValue::from(long_kernel(20))));
+    assert!(!small.kernel_pending());
+    assert_eq!(small.kernel.lines.len(), 22);
+}
+
+#[wasm_bindgen_test(unsupported = test)]
+fn the_schemes_analyses_mark_the_listing() {
+    let state = example("matmul_tiled");
+    let k = &state.kernel;
+    assert!(k.facts.bitwidths && k.facts.single_use_loads && k.facts.composite_pairs);
+    assert!(k.lines.values().any(|f| f.single_use_load), "DeMO single-use loads");
+    assert!(k.lines.values().any(|f| f.composite_pair), "composite pairs");
+    let narrow = k.lines.values().flat_map(|f| &f.defs).find(|d| d.bits < d.declared_bits);
+    assert!(narrow.is_some_and(|d| d.declared_bits == 32 || d.declared_bits == 64), "{narrow:?}");
+}

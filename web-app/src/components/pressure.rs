@@ -49,7 +49,11 @@ fn analysed(view: &KernelView, stale: bool, on_reveal: &Callback<u32>) -> Html {
         None => Html::default(),
     };
     let estimate = view.registers.map(|r| {
-        let calls = if r.calls { ", callees included" } else { "" };
+        let calls = match r.callees_included {
+            None => "",
+            Some(true) => ", callees included",
+            Some(false) => ", callees not included (module too large)",
+        };
         html! {
             <div><dt>{ "Allocation estimate" }</dt><dd id="register-estimate">{ r.allocated }</dd>
             <dd class="sub">{ format!("registers per thread for sm_{}{calls}; {} predicate{} live at most", r.target_sm, r.predicates, if r.predicates == 1 { "" } else { "s" }) }</dd></div>

@@ -9,12 +9,14 @@
 //! ```
 //!
 //! The schemes' analyses (range bitwidths, DeMO single-use loads, composite pairs) plug in through
-//! [`scheme_facts`]; until they exist there, widths are the declared ones and the markers stay off.
+//! [`scheme_facts`]: ranges are seeded from the architectural limits and the kernel's
+//! `.reqntid`/`.maxntid` (no grid is known here), composite pairs follow `SCHEMES.md` §5.
 
 use std::collections::BTreeMap;
 
 use sim_core::analysis::{
-    AllocTarget, AnalysisOptions, Annotations, KernelAnalysis, ModuleAnalysis, UniformityOptions,
+    annotate_schemes, AllocTarget, AnalysisOptions, Annotations, CompositeRules, KernelAnalysis, ModuleAnalysis,
+    RangeSeeds, UniformityOptions,
 };
 use sim_core::ir::{Function, Module};
 use sim_core::occupancy::kernel_inputs::{self, BlockSizeSource, SharedMemoryUse};
@@ -23,6 +25,14 @@ use super::{Analysis, Compiled};
 
 /// Kernels with more instructions than this are not analysed (the page says so).
 pub const ANALYSIS_INSTRUCTION_LIMIT: usize = 25_000;
+/// Callees' registers are included (by analysing every function of the module) only for modules
+/// of at most this many instructions.
+pub const MODULE_ANALYSIS_LIMIT: usize = 20_000;
+/// While typing, kernels up to this many instructions (in modules up to [`SYNC_MODULE_INSTRUCTIONS`])
+/// are analysed on every edit; larger ones after a pause.
+pub const SYNC_KERNEL_INSTRUCTIONS: usize = 600;
+/// See [`SYNC_KERNEL_INSTRUCTIONS`].
+pub const SYNC_MODULE_INSTRUCTIONS: usize = 4_000;
 
 /// What the analyses say about the selected kernel.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -79,8 +89,9 @@ pub struct RegisterEstimate {
     pub predicates: u32,
     /// The `sm_XY` the estimate is for.
     pub target_sm: u32,
-    /// Whether the kernel calls functions (their registers are included).
-    pub calls: bool,
+    /// `None` if the kernel calls no function; else whether the callees' registers are included
+    /// (not for modules over [`MODULE_ANALYSIS_LIMIT`] instructions).
+    pub callees_included: Option<bool>,
 }
 
 /// Which facts come from the schemes' analyses rather than neutral defaults.
@@ -142,6 +153,14 @@ pub fn choose_kernel<'a>(analysis: &'a Analysis, selected: Option<&str>) -> Opti
         .map(|k| k.name.as_str())
 }
 
+/// Whether the kernel `selected` would pick can be analysed on every keystroke (see
+/// [`SYNC_KERNEL_INSTRUCTIONS`]).
+pub fn cheap_to_analyse(analysis: &Analysis, selected: Option<&str>) -> bool {
+    let kernel = choose_kernel(analysis, selected).and_then(|name| analysis.kernels.iter().find(|k| k.name == name));
+    kernel.is_none_or(|k| k.instructions <= SYNC_KERNEL_INSTRUCTIONS)
+        && analysis.instructions() <= SYNC_MODULE_INSTRUCTIONS
+}
+
 /// The `sm_XY` a register estimate should be for: `gpu_sm` (the GPU preset's compute capability)
 /// if given, else the module's `.target`.
 fn alloc_target(module: &Module, gpu_sm: Option<u32>) -> AllocTarget {
@@ -185,7 +204,9 @@ pub fn kernel_view(analysis: &Analysis, selected: Option<&str>, gpu_sm: Option<u
     let options = AnalysisOptions { uniformity: UniformityOptions { block }, target: Some(target) };
     let analysis = KernelAnalysis::compute(function, &options);
     let calls = !analysis.cfg.call_sites().is_empty();
-    let allocated = if calls {
+    let whole_module =
+        calls && module.functions.values().map(Function::instruction_count).sum::<usize>() <= MODULE_ANALYSIS_LIMIT;
+    let allocated = if whole_module {
         ModuleAnalysis::compute(module, &options).registers_per_thread(handle)
     } else {
         analysis.allocation.registers()
@@ -200,7 +221,7 @@ pub fn kernel_view(analysis: &Analysis, selected: Option<&str>, gpu_sm: Option<u
         max_live,
         predicates: analysis.allocation.predicates(),
         target_sm: target.sm,
-        calls,
+        callees_included: calls.then_some(whole_module),
     };
     KernelView {
         status: KernelStatus::Analysed,
@@ -215,8 +236,9 @@ pub fn kernel_view(analysis: &Analysis, selected: Option<&str>, gpu_sm: Option<u
 
 /// Fills in what the register-file schemes' analyses know (range bitwidths, single-use loads,
 /// composite pairs) and says which facts are real. This is the one place they plug in.
-fn scheme_facts(_notes: &mut Annotations, _kernel: &Function, _analysis: &KernelAnalysis) -> SchemeFacts {
-    SchemeFacts::default()
+fn scheme_facts(notes: &mut Annotations, kernel: &Function, analysis: &KernelAnalysis) -> SchemeFacts {
+    annotate_schemes(notes, kernel, analysis, &RangeSeeds::architectural(), CompositeRules::spec());
+    SchemeFacts { bitwidths: true, single_use_loads: true, composite_pairs: true }
 }
 
 /// Groups the per-instruction annotations by source line.

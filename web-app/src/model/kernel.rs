@@ -18,7 +18,7 @@ use sim_core::analysis::{
     annotate_schemes, AllocTarget, AnalysisOptions, Annotations, CompositeRules, KernelAnalysis, ModuleAnalysis,
     RangeSeeds, UniformityOptions,
 };
-use sim_core::ir::{Function, Module};
+use sim_core::ir::{Function, Handle, Module};
 use sim_core::occupancy::kernel_inputs::{self, BlockSizeSource, SharedMemoryUse};
 
 use super::{Analysis, Compiled};
@@ -199,6 +199,17 @@ pub fn kernel_view(analysis: &Analysis, selected: Option<&str>, gpu_sm: Option<u
     if instructions > ANALYSIS_INSTRUCTION_LIMIT {
         return KernelView { status: KernelStatus::Skipped { instructions }, ..base };
     }
+    analysed(base, compiled, (handle, function), gpu_sm)
+}
+
+/// `base` with the analyses of `function` (handle and body) filled in.
+fn analysed(
+    base: KernelView,
+    compiled: &Compiled,
+    (handle, function): (Handle<Function>, &Function),
+    gpu_sm: Option<u32>,
+) -> KernelView {
+    let module = &compiled.get().module;
     let target = alloc_target(module, gpu_sm);
     let block = function.perf.reqntid.as_ref().map(|d| [0, 1, 2].map(|i| d.get(i).copied().unwrap_or(1)));
     let options = AnalysisOptions { uniformity: UniformityOptions { block }, target: Some(target) };

@@ -338,3 +338,19 @@ test('a module with two kernels offers a kernel picker and GCN3 shows per-resour
     await close();
   }
 });
+
+test('a kernel too large to analyse on every keystroke is analysed after a pause', async () => {
+  const { page, problems, close } = await openPage();
+  try {
+    const adds = Array.from({ length: 900 }, (_, i) => `\tadd.s32 %r${i + 2}, %r${i + 1}, 1;`).join('\n');
+    const text = `.version 8.5\n.target sm_75\n.address_size 64\n.visible .entry big()\n{\n\t.reg .b32 %r<903>;\n\tmov.u32 %r1, %tid.x;\n${adds}\n\tret;\n}\n`;
+    await pasteText(page, text);
+    await page.locator('#pressure-title .kernel-ref', { hasText: 'big' }).waitFor();
+    await page.locator('.annotations .ann.has-facts[data-line="907"]').waitFor();
+    assert.equal(await page.locator('.annotations.stale').count(), 0);
+    assert.equal(await page.locator('#peak-live').textContent(), '1');
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});

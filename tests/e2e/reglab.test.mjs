@@ -211,3 +211,146 @@ test('a 48k-line module renders only the lines on screen', async () => {
     await close();
   }
 });
+
+/** Sets a number field the way typing does (one input event with the whole value). */
+async function setNumber(page, selector, value) {
+  await page.locator(selector).fill(String(value));
+}
+
+test('the annotated listing shows live registers per line', async () => {
+  const { page, problems, close } = await openPage();
+  try {
+    await page.selectOption('#example-picker', 'imgvf');
+    await page.locator('.doc-title', { hasText: 'IMGVF' }).waitFor();
+    const rows = page.locator('.annotations .ann.has-facts');
+    await rows.first().waitFor();
+    assert.ok((await rows.count()) > 20, `${await rows.count()} annotated lines`);
+    const live = (await rows.evaluateAll((els) => els.map((e) => Number(e.dataset.live))));
+    const peak = Number(await page.locator('#peak-live').textContent());
+    assert.ok(peak > 10, `peak ${peak}`);
+    assert.equal(Math.max(...live), peak);
+    // The hover text names the line, the live count and the values defined with their widths.
+    const title = await rows.nth(5).getAttribute('title');
+    assert.match(title, /^Line \d+: \d+ × 32-bit registers live after it/);
+    assert.match(await page.locator('.annotations').evaluate((el) => el.textContent), /\d/);
+    // Uniform values and single-use loads (DeMO) are marked; widths come from range analysis.
+    assert.ok((await page.locator('.ann .mk-u:not(.off)').count()) > 0);
+    assert.ok((await page.locator('.ann .mk-l:not(.off)').count()) > 0);
+    const titles = await rows.evaluateAll((els) => els.map((e) => e.title));
+    assert.ok(titles.some((t) => /Defines %r\d+: needs \d+ bits, (un)?signed \(declared 32 bits/.test(t)), titles.join('\n'));
+    // The annotation column sits beside the line numbers and scrolls with the text.
+    const gutter = await page.locator('.gutter').boundingBox();
+    const column = await page.locator('.annotations').boundingBox();
+    assert.ok(Math.abs(column.x - (gutter.x + gutter.width)) < 2, JSON.stringify({ gutter, column }));
+    // Typing keeps the listing up to date: a new line shifts the annotations by one line.
+    const firstLine = Number(await rows.first().getAttribute('data-line'));
+    const source = await editor(page).inputValue();
+    await pasteText(page, `// a comment line\n${source}`);
+    await page.locator(`.annotations .ann.has-facts[data-line="${firstLine + 1}"]`).first().waitFor();
+    // The peak's line link shows that line in the editor.
+    await page.locator('.pressure .line-link').click();
+    await page.waitForFunction(() => document.querySelector('.editor-scroll').scrollTop > 0);
+    await page.locator('.editor').screenshot({ path: join(artifactsDir, 'listing.png') });
+    await page.screenshot({ path: join(artifactsDir, 'page.png'), fullPage: true });
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});
+
+test('occupancy of the IMGVF-like kernel on Fermi matches the worked check', async () => {
+  const { page, problems, close } = await openPage();
+  try {
+    await page.selectOption('#example-picker', 'imgvf');
+    await page.locator('.doc-title', { hasText: 'IMGVF' }).waitFor();
+    await page.locator('#occupancy').waitFor();
+    // The register field starts from the analyses' estimate.
+    await page.locator('#register-source', { hasText: 'estimate' }).waitFor();
+    await page.selectOption('#gpu-preset', 'fermi-gtx480');
+    await page.locator('#occupancy-title', { hasText: 'fermi-gtx480' }).waitFor();
+    const staticSmem = Number((await page.locator('#static-smem').textContent()).replace(/[^0-9]/g, ''));
+    await setNumber(page, '#threads', 320);
+    await setNumber(page, '#ptxas-registers', 52);
+    await setNumber(page, '#dynamic-smem', 14560 - staticSmem);
+    await page.locator('#dynamic-smem-hint', { hasText: 'total 14,560 B' }).waitFor();
+    await page.locator('#occ-percent', { hasText: '20.8%' }).waitFor();
+    assert.equal(await page.locator('#occ-blocks').textContent(), '1');
+    assert.equal(await page.locator('#occ-warps').textContent(), '10');
+    assert.equal(await page.locator('#occ-binding').textContent(), 'Binding limit: Registers');
+    assert.equal(await page.locator('tr.binding').count(), 1);
+    await page.locator('tr.binding[data-resource="registers"]').waitFor();
+
+    await setNumber(page, '#ptxas-registers', 29);
+    await page.locator('#occ-percent', { hasText: '62.5%' }).waitFor();
+    assert.equal(await page.locator('#occ-blocks').textContent(), '3');
+    assert.equal(await page.locator('#occ-binding').textContent(), 'Binding limits: Registers and Shared memory');
+    await page.locator('tr.binding[data-resource="shared_memory"]').waitFor();
+
+    // Three charts with titles, axis labels, the kernel's point, an SVG export and a data table.
+    const charts = page.locator('#occupancy figure.chart');
+    assert.equal(await charts.count(), 3);
+    for (let i = 0; i < 3; i += 1) {
+      const chart = charts.nth(i);
+      assert.match(await chart.locator('svg title').textContent(), /^Occupancy vs /);
+      assert.match(await chart.locator('svg .x-label').textContent(), /\(.+\)$/);
+      assert.match(await chart.locator('svg .y-label').textContent(), /Occupancy \(%/);
+      assert.equal(await chart.locator('svg .kernel-point circle').count(), 1);
+      assert.match(await chart.locator('svg .kernel-point text').textContent(), /62\.5%$/);
+      assert.match(await chart.locator('a.chart-export').getAttribute('href'), /^data:image\/svg\+xml/);
+      assert.ok((await chart.locator('.chart-table tbody tr').count()) > 1);
+    }
+    assert.match(await charts.nth(0).locator('.kernel-point text').textContent(), /^29 registers/);
+    await page.locator('#occupancy').screenshot({ path: join(artifactsDir, 'occupancy.png') });
+
+    // The settings survive a reload.
+    await page.reload();
+    await page.locator('#occ-percent', { hasText: '62.5%' }).waitFor();
+    assert.equal(await page.locator('#gpu-preset').inputValue(), 'fermi-gtx480');
+    assert.equal(await page.locator('#ptxas-registers').inputValue(), '29');
+
+    // More registers than Fermi allows: no block fits, and the page says why.
+    await setNumber(page, '#ptxas-registers', 70);
+    await page.locator('#occ-misfit').waitFor();
+    assert.equal(await page.locator('#occ-blocks').textContent(), '0');
+    assert.match(await page.locator('#occ-misfit').textContent(), /registers: 70 registers per thread exceed the maximum of 63/);
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});
+
+test('a module with two kernels offers a kernel picker and GCN3 shows per-resource limits', async () => {
+  const { page, problems, close } = await openPage();
+  try {
+    await page.selectOption('#example-picker', 'reduction');
+    await page.locator('#kernel-picker').waitFor();
+    assert.equal(await page.locator('#kernel-picker option').count(), 2);
+    await page.selectOption('#kernel-picker', '_Z17reduceWarpShufflePKfPfi');
+    await page.locator('#occupancy-title .kernel-ref', { hasText: '_Z17reduceWarpShufflePKfPfi' }).waitFor();
+    await page.locator('#pressure-title .kernel-ref', { hasText: '_Z17reduceWarpShufflePKfPfi' }).waitFor();
+    await page.selectOption('#gpu-preset', 'gcn3-cu');
+    await page.locator('#occ-limits caption', { hasText: 'Max workgroups per CU by resource' }).waitFor();
+    const resources = await page.locator('#occ-limits tr.limit').evaluateAll((rows) => rows.map((r) => r.dataset.resource));
+    assert.deepEqual(resources, ['wave_slots', 'vgprs', 'sgprs', 'lds']);
+    await page.locator('#sgprs').waitFor();
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});
+
+test('a kernel too large to analyse on every keystroke is analysed after a pause', async () => {
+  const { page, problems, close } = await openPage();
+  try {
+    const adds = Array.from({ length: 900 }, (_, i) => `\tadd.s32 %r${i + 2}, %r${i + 1}, 1;`).join('\n');
+    const text = `.version 8.5\n.target sm_75\n.address_size 64\n.visible .entry big()\n{\n\t.reg .b32 %r<903>;\n\tmov.u32 %r1, %tid.x;\n${adds}\n\tret;\n}\n`;
+    await pasteText(page, text);
+    await page.locator('#pressure-title .kernel-ref', { hasText: 'big' }).waitFor();
+    await page.locator('.annotations .ann.has-facts[data-line="907"]').waitFor();
+    assert.equal(await page.locator('.annotations.stale').count(), 0);
+    assert.equal(await page.locator('#peak-live').textContent(), '1');
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});

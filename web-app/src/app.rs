@@ -14,8 +14,11 @@ use gloo::events::EventListener;
 use gloo::timers::callback::Timeout;
 use yew::prelude::*;
 
-use crate::components::{Editor, ExamplesPicker, Header, Results};
+use crate::components::occupancy_inputs::InputCallbacks;
+use crate::components::{Editor, ExamplesPicker, Header, KernelPicker, OccupancyPanel, Results};
 use crate::examples::{self, EXAMPLES};
+use crate::model::occupancy::preset_choices;
+use crate::settings::Settings;
 use crate::state::{Action, AppContext, AppState, StorageStatus};
 use crate::storage;
 
@@ -27,13 +30,17 @@ const SAVE_DELAY_MS: u32 = 400;
 /// `SYNC_SAVE_LIMIT` (a 48k-line module takes a noticeable fraction of a second) wait longer.
 const ANALYSIS_DELAY_MS: u32 = 250;
 const HUGE_ANALYSIS_DELAY_MS: u32 = 600;
+/// Pause in typing after which a kernel too large to analyse on every keystroke is analysed.
+const KERNEL_ANALYSIS_DELAY_MS: u32 = 300;
 
 /// The page.
 #[function_component(App)]
 pub fn app() -> Html {
     let state = use_reducer(initial_state);
     use_persistence(&state);
+    use_settings_persistence(&state);
     use_deferred_analysis(&state);
+    use_deferred_kernel_analysis(&state);
     html! {
         <ContextProvider<AppContext> context={state}>
             <Workspace />
@@ -41,15 +48,31 @@ pub fn app() -> Html {
     }
 }
 
-/// The saved text if there is one, else the default example.
+/// The saved text if there is one, else the default example; the saved settings if any.
 fn initial_state() -> AppState {
-    match storage::load_source() {
+    let state = match storage::load_source() {
         Some(text) => {
             let example = EXAMPLES.iter().find(|e| e.source == text).map(|e| e.id);
             AppState::new(text, example, StorageStatus::Restored)
         }
         None => AppState::with_default_example(),
+    };
+    match storage::load_settings() {
+        Some(text) => state.with_settings(Settings::from_text(&text)),
+        None => state,
     }
+}
+
+/// Saves the settings (kernel, GPU, launch) whenever they change after the first render.
+#[hook]
+fn use_settings_persistence(state: &AppContext) {
+    let first = use_mut_ref(|| true);
+    use_effect_with(state.settings.clone(), move |settings| {
+        if !std::mem::replace(&mut *first.borrow_mut(), false) {
+            // A refusal shows in the text's storage status already; settings follow the text.
+            let _ = storage::save_settings(&settings.to_text());
+        }
+    });
 }
 
 /// Saves the text after every edit (large texts after a pause, and on `pagehide` if one is pending).
@@ -103,6 +126,18 @@ fn use_deferred_analysis(state: &AppContext) {
     });
 }
 
+/// Schedules `Action::AnalyzeKernel` after a pause when a large kernel's analyses lag behind.
+#[hook]
+fn use_deferred_kernel_analysis(state: &AppContext) {
+    let timer: Rc<RefCell<Option<Timeout>>> = use_mut_ref(|| None);
+    let dispatcher = state.dispatcher();
+    use_effect_with((state.analysis.revision, state.kernel_pending()), move |&(revision, pending)| {
+        *timer.borrow_mut() = pending.then(|| {
+            Timeout::new(KERNEL_ANALYSIS_DELAY_MS, move || dispatcher.dispatch(Action::AnalyzeKernel(revision)))
+        });
+    });
+}
+
 /// The page layout, connected to the state in context.
 #[function_component(Workspace)]
 fn workspace() -> Html {
@@ -119,10 +154,18 @@ fn workspace() -> Html {
     let on_edit = use_memo(dispatch.clone(), |d| d.reform(Action::Edit));
     let on_pick = use_memo(dispatch.clone(), |d| d.reform(Action::LoadExample));
     let on_reveal = use_memo(dispatch.clone(), |d| d.reform(Action::RevealLine));
+    let on_kernel = use_memo(dispatch.clone(), |d| d.reform(Action::SelectKernel));
+    let callbacks = use_memo(dispatch.clone(), |d| InputCallbacks {
+        on_gpu: d.reform(Action::SelectGpu),
+        on_gpu_field: d.reform(|(field, value)| Action::EditGpu(field, value)),
+        on_launch: d.reform(|(field, value)| Action::EditLaunch(field, value)),
+    });
+    let presets = use_memo((), |_| preset_choices());
     let Some(state) = state else {
         return Html::default();
     };
     let stale = state.analysis_pending();
+    let kernel_stale = state.kernel_stale();
     html! {
         <div class="app">
             <Header>
@@ -131,16 +174,38 @@ fn workspace() -> Html {
             <main class="workspace">
                 <section class="editor-pane" aria-label="PTX editor">
                     { editor_bar(&state, &dispatch) }
+                    <KernelPicker
+                        kernels={state.kernel.entries.iter().map(|k| AttrValue::from(k.clone())).collect::<Vec<_>>()}
+                        selected={state.kernel.kernel.clone().map(AttrValue::from)}
+                        on_pick={(*on_kernel).clone()}
+                    />
                     <Editor
                         source={state.source.clone()}
                         analysis={state.analysis.clone()}
                         stale={stale}
                         reveal={state.reveal}
                         on_edit={(*on_edit).clone()}
+                        kernel={state.kernel.clone()}
+                        kernel_stale={kernel_stale}
                     />
                     { editor_status(&state) }
                 </section>
-                <Results analysis={state.analysis.clone()} stale={stale} on_reveal={(*on_reveal).clone()} />
+                <Results
+                    analysis={state.analysis.clone()}
+                    stale={stale}
+                    on_reveal={(*on_reveal).clone()}
+                    kernel={state.kernel.clone()}
+                    kernel_stale={kernel_stale}
+                />
+                <OccupancyPanel
+                    view={state.occupancy.clone()}
+                    kernel={state.kernel.clone()}
+                    gpu={state.settings.gpu.clone()}
+                    launch={state.settings.launch.clone()}
+                    presets={presets.clone()}
+                    stale={kernel_stale}
+                    callbacks={(*callbacks).clone()}
+                />
             </main>
         </div>
     }

@@ -1,7 +1,9 @@
-//! Keeps the editor text in the browser's local storage so a reload never loses work.
+//! Keeps the editor text and the user's settings in the browser's local storage so a reload never
+//! loses work.
 //!
 //! ```text
-//! localStorage["reglab.v1.source"] = "<the PTX text>"
+//! localStorage["reglab.v1.source"]   = "<the PTX text>"
+//! localStorage["reglab.v1.settings"] = "gpu=fermi-gtx480\nthreads=320"   (see settings.rs)
 //! ```
 //!
 //! Storage can be missing or refuse (private mode, a sandboxed iframe, a full quota): every
@@ -19,6 +21,19 @@ pub fn load_source() -> Option<String> {
 /// Saves the editor text; false if storage is unavailable or refused it.
 pub fn save_source(text: &str) -> bool {
     imp::set(SOURCE_KEY, text)
+}
+
+/// The key of the settings (kernel, GPU, launch); versioned like the text's.
+pub const SETTINGS_KEY: &str = "reglab.v1.settings";
+
+/// The saved settings' text form, if storage works and holds one.
+pub fn load_settings() -> Option<String> {
+    imp::get(SETTINGS_KEY)
+}
+
+/// Saves the settings' text form; false if storage is unavailable or refused it.
+pub fn save_settings(text: &str) -> bool {
+    imp::set(SETTINGS_KEY, text)
 }
 
 #[cfg(target_arch = "wasm32")]

@@ -55,6 +55,8 @@ async fn editor_renders_gutter_overlay_and_diagnostic_marker() {
         stale: false,
         reveal: None,
         on_edit: Callback::noop(),
+        kernel: Rc::default(),
+        kernel_stale: false,
     };
     yew::Renderer::<Editor>::with_root_and_props(root.clone(), props).render();
     yew::scheduler::flush().await;
@@ -88,6 +90,8 @@ async fn editor_reports_edits() {
         stale: false,
         reveal: None,
         on_edit: Callback::from(move |text: AttrValue| sink.borrow_mut().push(text.to_string())),
+        kernel: Rc::default(),
+        kernel_stale: false,
     };
     yew::Renderer::<Editor>::with_root_and_props(root.clone(), props).render();
     yew::scheduler::flush().await;
@@ -107,6 +111,8 @@ async fn results_list_diagnostics_with_line_and_column() {
         analysis: Rc::new(analyze(BAD, 0)),
         stale: false,
         on_reveal: Callback::from(move |line| sink.borrow_mut().push(line)),
+        kernel: Rc::default(),
+        kernel_stale: false,
     };
     yew::Renderer::<Results>::with_root_and_props(root.clone(), props).render();
     yew::scheduler::flush().await;
@@ -128,7 +134,13 @@ async fn results_say_when_there_is_nothing_wrong() {
     let revealed = Rc::new(RefCell::new(Vec::<u32>::new()));
     let sink = Rc::clone(&revealed);
     let on_reveal = Callback::from(move |line| sink.borrow_mut().push(line));
-    let props = ResultsProps { analysis: Rc::new(analyze(src, 0)), stale: false, on_reveal };
+    let props = ResultsProps {
+        analysis: Rc::new(analyze(src, 0)),
+        stale: false,
+        on_reveal,
+        kernel: Rc::default(),
+        kernel_stale: false,
+    };
     yew::Renderer::<Results>::with_root_and_props(root.clone(), props).render();
     yew::scheduler::flush().await;
     assert_eq!(query(&root, "#no-problems").text_content().unwrap(), "No problems found.");

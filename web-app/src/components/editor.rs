@@ -1,13 +1,15 @@
 //! The PTX editor: a plain `<textarea>` (so typing, selection, undo and screen readers behave as
 //! everywhere) under a highlighted overlay with the same font metrics, beside a line-number gutter
-//! that marks lines with diagnostics. Gutter, overlay and textarea sit in one scrolling box, so
-//! they scroll together without syncing. Long texts render only the window of lines on screen.
+//! that marks lines with diagnostics and the annotated listing of the selected kernel (live
+//! registers, pressure strip, markers; see `listing.rs`). Gutters, overlay and textarea sit in one
+//! scrolling box, so they scroll together without syncing. Long texts render only the window of
+//! lines on screen.
 //!
 //! ```text
-//! ┌──────┬──────────────────────────────────────────────┐
-//! │  12  │ @%p1 bra $L__BB0_2;                          │  <pre> overlay (colours)
-//! │ ●13  │ bogus.op %r1;      ← error: unknown instr…   │  <textarea> on top (caret, input)
-//! └──────┴──────────────────────────────────────────────┘
+//! ┌──────┬──────────────┬──────────────────────────────────────┐
+//! │  12  │  9 ▇▇▇▁  U   │ @%p1 bra $L__BB0_2;                  │  <pre> overlay (colours)
+//! │ ●13  │              │ bogus.op %r1;   ← error: unknown ins │  <textarea> on top (caret, input)
+//! └──────┴──────────────┴──────────────────────────────────────┘
 //! ```
 
 use std::collections::BTreeMap;
@@ -16,7 +18,9 @@ use std::rc::Rc;
 use web_sys::{Element, HtmlTextAreaElement};
 use yew::prelude::*;
 
+use super::listing::{self, annotation_rows};
 use crate::highlight::{self, LineMetrics};
+use crate::model::kernel::{KernelStatus, KernelView};
 use crate::model::{Analysis, DiagnosticInfo};
 use crate::state::Reveal;
 
@@ -44,6 +48,12 @@ pub struct EditorProps {
     pub reveal: Option<Reveal>,
     /// Called with the new text on every edit.
     pub on_edit: Callback<AttrValue>,
+    /// The analyses of the selected kernel, shown beside the lines.
+    #[prop_or_default]
+    pub kernel: Rc<KernelView>,
+    /// True while the kernel's analyses belong to an older version of the text.
+    #[prop_or_default]
+    pub kernel_stale: bool,
 }
 
 /// The editor component.
@@ -96,15 +106,23 @@ pub fn editor(props: &EditorProps) -> Html {
     let offset = format!("transform: translateY({}px)", first * LINE_PX);
     let height = format!("height: calc({}px + 2 * var(--pad))", line_count * LINE_PX);
     let size = format!("{height}; width: calc({}ch + 2 * var(--pad))", metrics.max_columns + 1);
-    let gutter_style = format!("{height}; width: calc({}ch + 2.2em + 1px)", digits(line_count));
+    let gutter_style = format!("width: calc({}ch + 2.2em + 1px)", digits(line_count));
+    let annotated = props.kernel.status == KernelStatus::Analysed;
     html! {
         <div class={classes!("editor", props.stale.then_some("stale"))}>
             <label for="ptx-source" class="visually-hidden">{ "PTX source" }</label>
             <div class="editor-scroll" ref={scroller} onscroll={onscroll}>
-                <div class="gutter" aria-hidden="true" style={gutter_style}>
-                    <div class="gutter-lines" style={offset.clone()}>
-                        { for (first..last).map(|i| gutter_line(i + 1, by_line.get(&(i + 1)))) }
+                <div class="gutters" aria-hidden="true" style={height.clone()}>
+                    <div class="gutter" style={gutter_style}>
+                        <div class="gutter-lines" style={offset.clone()}>
+                            { for (first..last).map(|i| gutter_line(i + 1, by_line.get(&(i + 1)))) }
+                        </div>
                     </div>
+                    if annotated {
+                        <div class={classes!("annotations", props.kernel_stale.then_some("stale"))} style={format!("width: {}ch", listing::COLUMN_CH)}>
+                            <div class="ann-lines" style={offset.clone()}>{ annotation_rows(&props.kernel, first, last) }</div>
+                        </div>
+                    }
                 </div>
                 <div class="code" style={size}>
                     { for by_line.range(first + 1..=last).map(|(&line, diags)| line_note(line, diags, &props.source, &metrics)) }

@@ -11,6 +11,8 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
+use super::pressure::pressure_section;
+use crate::model::kernel::KernelView;
 use crate::model::{Analysis, DiagnosticInfo, KernelInfo, Stage};
 
 /// What the results area shows and reports.
@@ -23,6 +25,12 @@ pub struct ResultsProps {
     pub stale: bool,
     /// Called with a 1-based line when the user asks to see a diagnostic in the editor.
     pub on_reveal: Callback<u32>,
+    /// The analyses of the selected kernel.
+    #[prop_or_default]
+    pub kernel: Rc<KernelView>,
+    /// True while the kernel's analyses belong to an older version of the text.
+    #[prop_or_default]
+    pub kernel_stale: bool,
 }
 
 /// The results component.
@@ -38,13 +46,14 @@ pub fn results(props: &ResultsProps) -> Html {
                 <div><dt>{ "Instructions" }</dt><dd id="count-instructions">{ compiled(a, a.instructions()) }</dd></div>
                 <div><dt>{ "Problems" }</dt><dd id="count-problems">{ a.diagnostics.len() }</dd></div>
             </dl>
-            { kernels_section(a, &props.on_reveal) }
+            { kernels_section(a, props.kernel.kernel.as_deref(), &props.on_reveal) }
             { diagnostics_section(&a.diagnostics, &props.on_reveal) }
+            { pressure_section(&props.kernel, props.kernel_stale, &props.on_reveal) }
         </section>
     }
 }
 
-fn kernels_section(a: &Analysis, on_reveal: &Callback<u32>) -> Html {
+fn kernels_section(a: &Analysis, selected: Option<&str>, on_reveal: &Callback<u32>) -> Html {
     let body = if a.stage == Stage::Failed {
         html! { <p class="note">{ format!("The module does not compile yet ({}): fix the problems below to see its kernels.", plural(a.errors(), "error")) }</p> }
     } else if a.kernels.is_empty() {
@@ -62,7 +71,7 @@ fn kernels_section(a: &Analysis, on_reveal: &Callback<u32>) -> Html {
                         <th scope="col" class="num">{ "Line" }</th>
                     </tr>
                 </thead>
-                <tbody>{ for a.kernels.iter().map(|k| kernel_row(k, on_reveal)) }</tbody>
+                <tbody>{ for a.kernels.iter().map(|k| kernel_row(k, selected == Some(k.name.as_str()), on_reveal)) }</tbody>
             </table>
         }
     };
@@ -79,11 +88,11 @@ fn kernels_section(a: &Analysis, on_reveal: &Callback<u32>) -> Html {
     }
 }
 
-fn kernel_row(k: &KernelInfo, on_reveal: &Callback<u32>) -> Html {
+fn kernel_row(k: &KernelInfo, selected: bool, on_reveal: &Callback<u32>) -> Html {
     let line = k.line;
     let onclick = on_reveal.reform(move |_: MouseEvent| line);
     html! {
-        <tr class="kernel">
+        <tr class={classes!("kernel", selected.then_some("selected"))} aria-current={selected.then_some("true")}>
             <td class="kernel-name"><code title={k.name.clone()}>{ &k.name }</code></td>
             <td>{ k.kind.directive() }</td>
             <td class="num kernel-insts">{ k.instructions }</td>

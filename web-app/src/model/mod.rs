@@ -1,12 +1,19 @@
-//! The one module that calls `sim-core`'s PTX front end for the page: [`analyze`] runs
-//! `sim_core::ptx::check` (parse, lower, verify; warnings kept) on the editor text and turns the
-//! result into what the results area and the editor's gutter show: kernels with their instruction
-//! counts and every diagnostic with line and column. Everything else in the app works on
-//! [`Analysis`], so a richer front end or more analyses change only this file.
+//! The one module that calls `sim-core` for the page. [`analyze`] runs `sim_core::ptx::check`
+//! (parse, lower, verify; warnings kept) on the editor text and turns the result into what the
+//! results area and the editor's gutter show: kernels with their instruction counts and every
+//! diagnostic with line and column. [`kernel`] runs the static analyses of the selected kernel
+//! (the annotated listing, the register estimate, static shared memory) and [`occupancy`] the
+//! occupancy calculator and its curves for a GPU preset and launch. Everything else in the app
+//! works on these views, so richer analyses change only this module.
 //!
 //! ```text
 //! addx.f32 %f3, %f2, %f1;   → Analysis { diagnostics: [50:2 error: unknown instruction 'addx'], .. }
 //! ```
+
+pub mod kernel;
+pub mod occupancy;
+
+use std::rc::Rc;
 
 use sim_core::diagnostic::{Diagnostic, LineIndex, Severity};
 use sim_core::ir::{FunctionKind, Module};
@@ -30,6 +37,49 @@ pub struct Analysis {
     pub stage: Stage,
     /// `PTX 8.5 · sm_75` once the module compiled.
     pub target: Option<String>,
+    /// The module itself (with its text), for the analyses of a kernel.
+    pub compiled: Option<Compiled>,
+}
+
+/// A compiled module with the text it came from, shared by every view of one revision; two are
+/// equal only if they are the same compilation.
+#[derive(Clone)]
+pub struct Compiled(Rc<CompiledModule>);
+
+/// What [`Compiled`] shares.
+pub struct CompiledModule {
+    /// The verified IR.
+    pub module: Module,
+    /// The text it was compiled from.
+    pub source: String,
+    /// Line starts of `source`.
+    pub index: LineIndex,
+}
+
+impl Compiled {
+    /// The shared module.
+    pub fn get(&self) -> &CompiledModule {
+        &self.0
+    }
+
+    /// 1-based line of a byte offset into the source.
+    pub fn line_of(&self, offset: u32) -> u32 {
+        self.0.index.line_col(&self.0.source, offset).line
+    }
+}
+
+impl PartialEq for Compiled {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for Compiled {}
+
+impl std::fmt::Debug for Compiled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Compiled({} functions)", self.0.module.functions.len())
+    }
 }
 
 impl Analysis {
@@ -140,14 +190,17 @@ pub fn analyze(src: &str, revision: u64) -> Analysis {
     let index = LineIndex::new(src);
     let checked = ptx::check(src);
     let diagnostics = checked.diagnostics.iter().map(|d| DiagnosticInfo::new(d, src, &index)).collect();
-    let (kernels, stage, target) = match &checked.module {
+    let lines = index.line_count();
+    let (kernels, stage, target, compiled) = match checked.module {
         Some(m) => {
             let target = format!("PTX {}.{} · {}", m.version.major, m.version.minor, m.target.arch);
-            (kernels(m, src, &index), Stage::Compiled, Some(target))
+            let kernels = kernels(&m, src, &index);
+            let compiled = Compiled(Rc::new(CompiledModule { module: m, source: src.to_owned(), index }));
+            (kernels, Stage::Compiled, Some(target), Some(compiled))
         }
-        None => (Vec::new(), Stage::Failed, None),
+        None => (Vec::new(), Stage::Failed, None, None),
     };
-    Analysis { revision, lines: index.line_count(), bytes: src.len(), kernels, diagnostics, stage, target }
+    Analysis { revision, lines, bytes: src.len(), kernels, diagnostics, stage, target, compiled }
 }
 
 /// The defined kernels and functions of `module`, in source order.

@@ -7,8 +7,11 @@
 //! compiled, the IR text form; it also checks that the emitted PTX compiles back to the same IR.
 //! `exec`: runs the kernel with the launch setup of the `// launch:` line and prints the outputs
 //! and counts or the structured error (`reglab_tests::exec_case`, the cases under
-//! `tests/cases/exec/`). Any other header names static-analysis sections (`// run: cfg liveness regalloc`), rendered by
-//! `reglab_tests::analysis_dump` (the cases under `tests/cases/analysis/`).
+//! `tests/cases/exec/`).
+//! Any other header names static-analysis sections (`// run: cfg liveness regalloc`), rendered by
+//! `reglab_tests::analysis_dump` and, for the register-file schemes' analyses and passes
+//! (`ranges`, `single_use_loads`, `demo`, `composite`, `fuse`, …), `reglab_tests::scheme_dump`
+//! (the cases under `tests/cases/analysis/`).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -37,7 +40,10 @@ fn run_case(path: &Path, src: &str) -> Result<String, String> {
     }
     if mode != "compile" {
         let sections: Vec<&str> = mode.split_whitespace().collect();
-        if sections.is_empty() || !sections.iter().all(|s| reglab_tests::analysis_dump::SECTIONS.contains(s)) {
+        let known = |s: &&str| {
+            reglab_tests::analysis_dump::SECTIONS.contains(s) || reglab_tests::scheme_dump::SECTIONS.contains(s)
+        };
+        if sections.is_empty() || !sections.iter().all(known) {
             return Err(format!(
                 "first line must be `// run: compile`, `// run: exec` or `// run: <sections>` from {:?}, found {header:?}",
                 reglab_tests::analysis_dump::SECTIONS

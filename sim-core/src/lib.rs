@@ -47,6 +47,8 @@
 //! | module | stage |
 //! |---|---|
 //! | [`diagnostic`] | spans, line/column mapping, the one `Diagnostic` type (text and HTML) |
+//! | [`gpu`] | `GpuConfig` (one struct per concern, every field sourced) and the paper presets |
+//! | [`occupancy`] | NVIDIA's exact occupancy rules (cc 1.3–9.0), GCN3 dispatch limits, the three curves |
 //! | [`ir`] | the IR: modules, functions, blocks, typed instructions, text form, verifier |
 //! | [`ptx`] | the PTX front end: lexer, parser → AST, lowering → IR, emitter IR → PTX |
 //! | [`exec`] | the functional SIMT executor: launch setups, device memory, warps, instruction streams |
@@ -61,5 +63,7 @@ extern crate alloc;
 pub mod analysis;
 pub mod diagnostic;
 pub mod exec;
+pub mod gpu;
 pub mod ir;
+pub mod occupancy;
 pub mod ptx;

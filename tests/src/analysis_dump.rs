@@ -86,7 +86,9 @@ pub fn dump(src: &str, sections: &[&str]) -> String {
                 "uses" => uses_section(&mut out, &ctx(&module, func, body, src), &cfg),
                 "regalloc" => regalloc_section(&mut out, &ctx(&module, func, body, src), &cfg),
                 other => {
-                    let _ = writeln!(out, "unknown section '{other}'");
+                    if !crate::scheme_dump::section(&mut out, &module, func, other) {
+                        let _ = writeln!(out, "unknown section '{other}'");
+                    }
                 }
             }
         }

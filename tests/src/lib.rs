@@ -3,8 +3,11 @@
 //! regenerate).
 
 pub mod analysis_dump;
+pub mod scheme_dump;
 
 use std::path::{Path, PathBuf};
+
+pub mod nvidia_occupancy;
 
 /// The PTX corpus directory: `$REGLAB_CORPUS`, else `../shared/corpus/ptx` beside the repository.
 pub fn corpus_dir() -> PathBuf {

@@ -13,8 +13,11 @@
 //!
 //! `live` is the number of 32-bit register units occupied right after the instruction issues
 //! (live-out plus its own destinations); `live_in` those live before it (FineReg's vector).
-//! `bits`/`signed` are the declared width until range analysis lands. `--launch` reads the block
-//! shape (`{"kernel": …, "grid": [x,y,z], "block": [x,y,z], …}`) for uniformity.
+//! `bits`/`signed` are what the integer range analysis says each definition needs (the declared
+//! width for floats and predicates); `single_use_load` marks DeMO's single-use loads and
+//! `composite_pair` the members of composite-instruction pairs (`SCHEMES.md` §5 rules). `--launch`
+//! reads the grid and block shape (`{"kernel": …, "grid": [x,y,z], "block": [x,y,z], …}`) for
+//! uniformity and the ranges of `%tid`, `%ntid`, `%ctaid`, `%nctaid`.
 //! `--fidelity-table PTXAS.tsv` (with a corpus directory as FILE) prints the register comparison
 //! with ptxas as markdown: see `fidelity`.
 
@@ -25,7 +28,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use serde::Serialize;
-use sim_core::analysis::{AnalysisOptions, Annotations, ModuleAnalysis, UniformityOptions};
+use sim_core::analysis::{
+    annotate_schemes, AnalysisOptions, Annotations, CompositeRules, ModuleAnalysis, RangeSeeds, UniformityOptions,
+};
 use sim_core::diagnostic::{LineIndex, Severity};
 use sim_core::ir::Module;
 
@@ -82,9 +87,10 @@ struct DefOut {
     uses: u32,
 }
 
-/// The `"block"` of a launch file, if any.
+/// The `"grid"` and `"block"` of a launch file, if any.
 #[derive(serde::Deserialize)]
 struct Launch {
+    grid: Option<[u32; 3]>,
     block: Option<[u32; 3]>,
 }
 
@@ -98,12 +104,16 @@ pub fn run(args: &Args) -> ExitCode {
         Err(e) => return fail(&format!("cannot read {}: {e}", args.file.display())),
     };
     let mut opts = AnalysisOptions::default();
+    let mut seeds = RangeSeeds::architectural();
     if let Some(path) = &args.launch {
         match std::fs::read_to_string(path)
             .map_err(|e| e.to_string())
             .and_then(|t| serde_json::from_str::<Launch>(&t).map_err(|e| e.to_string()))
         {
-            Ok(l) => opts.uniformity = UniformityOptions { block: l.block },
+            Ok(l) => {
+                opts.uniformity = UniformityOptions { block: l.block };
+                (seeds.grid, seeds.block) = (l.grid, l.block);
+            }
             Err(e) => return fail(&format!("cannot read launch file {}: {e}", path.display())),
         }
     }
@@ -119,7 +129,7 @@ pub fn run(args: &Args) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let out = analyze(&module, &src, &opts, args.kernel.as_deref());
+    let out = analyze(&module, &src, &opts, &seeds, args.kernel.as_deref());
     if let Some(k) = &args.kernel {
         if out.kernels.is_empty() {
             return fail(&format!("no defined function named '{k}' in {name}"));
@@ -154,7 +164,7 @@ fn fail(message: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
-fn analyze(module: &Module, src: &str, opts: &AnalysisOptions, only: Option<&str>) -> Output {
+fn analyze(module: &Module, src: &str, opts: &AnalysisOptions, seeds: &RangeSeeds, only: Option<&str>) -> Output {
     let analysis = ModuleAnalysis::compute(module, opts);
     let index = LineIndex::new(src);
     let mut kernels = Vec::new();
@@ -163,7 +173,8 @@ fn analyze(module: &Module, src: &str, opts: &AnalysisOptions, only: Option<&str
         if only.is_some_and(|k| k != func.name) {
             continue;
         }
-        let notes = Annotations::compute(func, a);
+        let mut notes = Annotations::compute(func, a);
+        annotate_schemes(&mut notes, func, a, seeds, CompositeRules::spec());
         let instructions = notes
             .insts
             .iter()

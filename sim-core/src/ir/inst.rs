@@ -22,7 +22,7 @@ use super::modifiers::{Modifiers, TypeList};
 use super::module::{Block, Function, Prototype, Reg, Var};
 use super::opcode::Opcode;
 pub use super::special::{Dim, SpecialReg};
-use super::types::Type;
+use super::types::{StateSpace, Type};
 
 /// One PTX instruction.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -161,6 +161,54 @@ pub enum Operand {
     Tex(Box<TexOperand>),
     /// The call prototype of an indirect `call`.
     Prototype(Handle<Prototype>),
+    /// An operand only a register-file scheme's IR → IR pass creates (see [`SchemeOperand`]).
+    Scheme(Box<SchemeOperand>),
+}
+
+/// Operands that exist only in IR produced by a register-file scheme's pass, never by the front
+/// end. Their text form is for listings and diffs: it is not NVIDIA PTX and does not re-parse.
+///
+/// ```text
+/// mul.ftz.f32 %f3, %c[%rd1+4], %f1;     // DeMO: a direct memory operand (Memory)
+/// xor.b32_shr.u32 %r0, %r2, %r0, 31;     // Gilani: shr reads the composite xor (Composite)
+/// neg.s32 %r6, %crf;                     // Gilani: reads the composite register (Crf)
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SchemeOperand {
+    /// DeMO (Mohammadpur-Fard et al.): the consumer of a single-use load reads memory directly;
+    /// printed `%c[…]`, `%g[…]`, `%s[…]`, `%l[…]` or `%p[…]` by state space (the paper's Fig. 4).
+    Memory(MemOperand),
+    /// Gilani et al.: the producer half of a composite instruction. Its destination (first
+    /// operand) is [`SchemeOperand::Crf`]; it has no guard of its own (the consumer's applies).
+    Composite(Inst),
+    /// Gilani et al.: a read of the warp's entry in the composite register file, written by the
+    /// last composite instruction before it in the same block.
+    Crf,
+}
+
+/// A direct memory operand: what the removed load would have read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct MemOperand {
+    /// The state space of the removed load (`.const`, `.global`, `.shared`, `.local`, `.param`).
+    pub space: StateSpace,
+    /// The address of the removed load.
+    pub address: Address,
+    /// The type of the removed load (`.f32`, `.u32`, …).
+    pub ty: Type,
+}
+
+impl MemOperand {
+    /// The one-letter prefix of the text form (`c` for `.const`, as in the paper's `%c[%rd1+4]`).
+    pub fn prefix(&self) -> &'static str {
+        match self.space {
+            StateSpace::Const => "%c",
+            StateSpace::Global => "%g",
+            StateSpace::Local => "%l",
+            s if s.is_shared() => "%s",
+            s if s.is_param() => "%p",
+            _ => "%m",
+        }
+    }
 }
 
 impl Operand {
@@ -187,7 +235,29 @@ impl Operand {
                 }
                 t.coords.for_each_reg(&mut |r, _| f(r, true));
             }
+            Operand::Scheme(s) => match &**s {
+                SchemeOperand::Memory(MemOperand { address: Address { base: AddressBase::Reg(r), .. }, .. }) => {
+                    f(*r, true)
+                }
+                SchemeOperand::Composite(inner) => {
+                    inner.uses().iter().for_each(|o| o.for_each_reg(&mut |r, _| f(r, true)));
+                }
+                SchemeOperand::Memory(_) | SchemeOperand::Crf => {}
+            },
             _ => {}
+        }
+    }
+
+    /// Calls `f` for every register this operand reads when it is a source.
+    pub fn for_each_read(&self, mut f: impl FnMut(Handle<Reg>)) {
+        self.for_each_reg(&mut |r, _| f(r));
+    }
+
+    /// The scheme operand, if this is one.
+    pub fn as_scheme(&self) -> Option<&SchemeOperand> {
+        match self {
+            Operand::Scheme(s) => Some(s),
+            _ => None,
         }
     }
 }

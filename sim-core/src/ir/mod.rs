@@ -27,15 +27,18 @@ pub mod module;
 pub mod opcode;
 pub mod print_inst;
 pub mod query;
+pub mod scheme;
+#[cfg(test)]
+mod scheme_tests;
 pub mod special;
 pub mod types;
 pub mod verify;
 pub mod verify_operands;
 pub mod verify_types;
 
-pub use arena::{Arena, Handle, SpanTable};
+pub use arena::{Arena, Handle, OperandSpans, SpanTable};
 pub use debug_info::*;
-pub use inst::{Address, AddressBase, Guard, Imm, Inst, Operand, Symbol, TexOperand};
+pub use inst::{Address, AddressBase, Guard, Imm, Inst, MemOperand, Operand, SchemeOperand, Symbol, TexOperand};
 pub use modifiers::*;
 pub use module::*;
 pub use opcode::Opcode;

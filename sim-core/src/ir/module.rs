@@ -20,7 +20,7 @@ use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
 
-use super::arena::{Arena, Handle, SpanTable};
+use super::arena::{Arena, Handle, OperandSpans, SpanTable};
 pub use super::debug_info::{DebugLoc, FileEntry, Section, SectionLine, SectionValue};
 use super::inst::Inst;
 use super::types::{StateSpace, Type, VecWidth, WidthClass};
@@ -351,6 +351,8 @@ pub struct Body {
     pub insts: Arena<Inst>,
     /// Where each instruction was written.
     pub inst_spans: SpanTable<Inst>,
+    /// Where each operand of each instruction was written (for precise diagnostics).
+    pub operand_spans: OperandSpans,
     /// The `.loc` in force at each instruction (indexed like `insts`).
     pub locs: Vec<Option<DebugLoc>>,
     /// `.pragma`s in the body.

@@ -9,7 +9,7 @@
 use alloc::string::String;
 use core::fmt::{self, Write};
 
-use super::inst::{Address, AddressBase, Imm, Inst, Operand, Symbol};
+use super::inst::{Address, AddressBase, Imm, Inst, Operand, SchemeOperand, Symbol};
 use super::modifiers::Modifiers;
 use super::module::{Body, Function, Module};
 use super::opcode::Opcode;
@@ -72,6 +72,9 @@ pub fn write_inst_naming(
     if let Some(g) = inst.guard {
         let reg = names.body.regs.get(g.reg).map_or("<invalid>", |r| r.name.as_str());
         write!(out, "@{}{} ", if g.negated { "!" } else { "" }, reg)?;
+    }
+    if let Some((position, inner)) = super::scheme::composite_part(inst) {
+        return super::scheme::write_composite(out, names, inst, position, inner);
     }
     write_opcode(out, inst)?;
     for (i, op) in inst.operands.iter().enumerate() {
@@ -384,6 +387,18 @@ pub fn write_operand(out: &mut dyn Write, names: &Names<'_>, op: &Operand) -> fm
             out.write_str("]")
         }
         Operand::Prototype(p) => out.write_str(names.body.prototypes.get(*p).map_or("<invalid>", |p| p.name.as_str())),
+        Operand::Scheme(s) => match &**s {
+            SchemeOperand::Memory(m) => {
+                out.write_str(m.prefix())?;
+                write_address(out, names, &m.address)
+            }
+            SchemeOperand::Composite(inner) => {
+                out.write_str("(")?;
+                write_inst(out, names, inner)?;
+                out.write_str(")")
+            }
+            SchemeOperand::Crf => out.write_str("%crf"),
+        },
     }
 }
 

@@ -19,7 +19,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::inst::{AddressBase, Operand, Symbol};
+use super::inst::{AddressBase, Operand, SchemeOperand, Symbol};
 use super::module::{Body, Function, Module};
 use super::print_inst::Names;
 use super::verify_operands::check_operands;
@@ -49,10 +49,12 @@ impl<'m> Verifier<'m> {
             // Operand checks index through the handles the structure check found broken.
             return;
         }
+        super::scheme::check_crf_reads(body, &mut self.diags);
         let names = Names { module: self.module, func, body };
         for (h, inst) in body.insts.iter() {
             let at = body.inst_spans.get(h);
-            check_operands(&names, inst, at, &mut self.diags);
+            let operand_at = |i: usize| body.operand_spans.get(h.index(), i).unwrap_or(at);
+            check_operands(&names, inst, at, &operand_at, &mut self.diags);
         }
     }
 
@@ -163,6 +165,18 @@ impl<'m> Verifier<'m> {
                 true
             }
             Operand::Prototype(p) => body.prototypes.contains(*p),
+            Operand::Scheme(s) => match &**s {
+                SchemeOperand::Memory(m) => match m.address.base {
+                    AddressBase::Reg(r) => body.regs.contains(r),
+                    AddressBase::Symbol(s) => self.symbol_ok(func, body, s),
+                    AddressBase::Absolute => true,
+                },
+                SchemeOperand::Composite(inner) => {
+                    inner.operands.iter().for_each(|o| self.handles(func, body, o, at));
+                    true
+                }
+                SchemeOperand::Crf => true,
+            },
             Operand::Imm(_) | Operand::Special(_) | Operand::Sink => true,
         };
         if !ok {

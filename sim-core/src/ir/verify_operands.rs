@@ -12,7 +12,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::inst::{Imm, Inst, Operand, Symbol};
+use super::inst::{Imm, Inst, Operand, SchemeOperand, Symbol};
 use super::modifiers::{MulMode, VoteMode};
 use super::opcode::Opcode;
 use super::print_inst::{write_opcode, Names};
@@ -54,15 +54,23 @@ struct Checker<'a, 'n> {
     names: &'a Names<'n>,
     inst: &'a Inst,
     at: Span,
+    operand_at: &'a dyn Fn(usize) -> Span,
     diags: &'a mut Vec<Diagnostic>,
 }
 
-/// Checks the operands of `inst` (located at `at`), appending problems to `diags`.
-pub fn check_operands(names: &Names<'_>, inst: &Inst, at: Span, diags: &mut Vec<Diagnostic>) {
+/// Checks the operands of `inst` (located at `at`, operand `i` at `operand_at(i)`), appending
+/// problems to `diags`.
+pub fn check_operands(
+    names: &Names<'_>,
+    inst: &Inst,
+    at: Span,
+    operand_at: &dyn Fn(usize) -> Span,
+    diags: &mut Vec<Diagnostic>,
+) {
     for problem in super::verify_types::type_problems(inst) {
         diags.push(Diagnostic::error(at, problem));
     }
-    let mut c = Checker { names, inst, at, diags };
+    let mut c = Checker { names, inst, at, operand_at, diags };
     c.guard();
     c.destinations();
     c.shapes();
@@ -70,6 +78,12 @@ pub fn check_operands(names: &Names<'_>, inst: &Inst, at: Span, diags: &mut Vec<
     if inst.opcode == Opcode::Call {
         c.call();
     }
+    super::scheme::check_operands(inst, at, c.diags);
+}
+
+/// The type of the value a composite producer computes (the destination type of a `cvt`).
+fn composite_result_type(inner: &Inst) -> Option<Type> {
+    inner.types.first()
 }
 
 /// Whether integer `v` (64-bit two's complement) fits in `b` bits, signed or unsigned.
@@ -87,6 +101,11 @@ impl Checker<'_, '_> {
 
     fn error(&mut self, message: String) {
         self.diags.push(Diagnostic::error(self.at, message));
+    }
+
+    /// An error about operand `i` (0-based), placed at that operand.
+    fn error_at(&mut self, i: usize, message: String) {
+        self.diags.push(Diagnostic::error((self.operand_at)(i), message));
     }
 
     fn reg_type(&self, op: &Operand) -> Option<Type> {
@@ -115,7 +134,7 @@ impl Checker<'_, '_> {
             };
             if !writable {
                 let op = self.opname();
-                self.error(format!("operand {} of '{op}' is written, so it must be a register", i + 1));
+                self.error_at(i, format!("operand {} of '{op}' is written, so it must be a register", i + 1));
             }
         }
     }
@@ -132,11 +151,11 @@ impl Checker<'_, '_> {
         for &i in address_at {
             if self.inst.operands.get(i).is_some_and(|o| !matches!(o, Operand::Address(_))) {
                 let op = self.opname();
-                self.error(format!("operand {} of '{op}' must be an address in [ ]", i + 1));
+                self.error_at(i, format!("operand {} of '{op}' must be an address in [ ]", i + 1));
             }
         }
         if self.inst.opcode == Bra && !matches!(self.inst.operands.first(), Some(Operand::Label(_))) {
-            self.error("'bra' needs a label".into());
+            self.error_at(0, "'bra' needs a label".into());
         }
         if self.inst.opcode == BrxIdx {
             let labels = match self.inst.operands.get(1) {
@@ -144,16 +163,15 @@ impl Checker<'_, '_> {
                 _ => false,
             };
             if !labels {
-                self.error("'brx.idx' needs a .branchtargets list of labels".into());
+                self.error_at(1, "'brx.idx' needs a .branchtargets list of labels".into());
             }
         }
-        let data = match self.inst.opcode {
-            Ld | Ldu | Atom => self.inst.operands.first(),
-            St | Red => self.inst.operands.get(1),
-            Tex | Tld4 | Suld => self.inst.operands.first(),
-            _ => None,
+        let data_at = match self.inst.opcode {
+            Ld | Ldu | Atom | Tex | Tld4 | Suld => 0,
+            St | Red => 1,
+            _ => usize::MAX,
         };
-        if let Some(op) = data {
+        if let Some(op) = self.inst.operands.get(data_at) {
             let want = self.inst.mods.vec.map_or(1, |v| v.len());
             let got = match op {
                 Operand::Vector(items) => items.len(),
@@ -162,7 +180,7 @@ impl Checker<'_, '_> {
             let lenient = matches!(self.inst.opcode, Tex | Tld4 | Suld) && self.inst.mods.vec.is_none();
             if got != want && !lenient {
                 let op = self.opname();
-                self.error(format!("'{op}' moves {want} element(s), but the operand has {got}"));
+                self.error_at(data_at, format!("'{op}' moves {want} element(s), but the operand has {got}"));
             }
         }
     }
@@ -260,7 +278,24 @@ impl Checker<'_, '_> {
                             format!("operand {} of '{op}' is a {ty} register, expected a .pred register", i + 1)
                         }
                     };
-                    self.error(message);
+                    self.error_at(i, message);
+                }
+            }
+            Operand::Scheme(s) => {
+                let ty = match &**s {
+                    SchemeOperand::Memory(m) => Some(m.ty),
+                    SchemeOperand::Composite(inner) => composite_result_type(inner),
+                    SchemeOperand::Crf => None,
+                };
+                let ok = match (ty, want) {
+                    (Some(t), Want::Exact(b, _)) => t.bits() == b,
+                    (Some(t), Want::AtLeast(b, _)) => t.bits() >= b,
+                    (Some(_), Want::Pred) => false,
+                    _ => true,
+                };
+                if !ok {
+                    let op = self.opname();
+                    self.error(format!("operand {} of '{op}' has the wrong width", i + 1));
                 }
             }
             Operand::Imm(imm) => {
@@ -285,10 +320,10 @@ impl Checker<'_, '_> {
                         (_, Type::B64) => "a .b64 operand takes double-precision bits: 0d3FF0000000000000",
                         _ => "integer and half-precision types take integer literals (the bits) or none",
                     };
-                    self.diags.push(Diagnostic::error(self.at, message).with_hint(hint));
+                    self.diags.push(Diagnostic::error((self.operand_at)(i), message).with_hint(hint));
                 } else if let Imm::Int(v) = imm {
                     if !int_fits(*v, b) {
-                        self.error(format!("immediate operand {} of '{op}' does not fit in {b} bits", i + 1));
+                        self.error_at(i, format!("immediate operand {} of '{op}' does not fit in {b} bits", i + 1));
                     }
                 }
             }
@@ -307,7 +342,7 @@ impl Checker<'_, '_> {
             match op {
                 Operand::Vector(items) if items.len() > 1 && total(self, items) != t => {
                     let op = self.opname();
-                    self.error(format!("the vector operand {} of '{op}' is not {t} bits wide", i + 1));
+                    self.error_at(i, format!("the vector operand {} of '{op}' is not {t} bits wide", i + 1));
                 }
                 Operand::Reg(_) | Operand::Imm(_) => self.check(i, op, Want::Exact(t, ty)),
                 _ => {}

@@ -318,12 +318,18 @@ pub fn highlight(src: &str) -> Vec<(Span, HighlightClass)> {
     let mut out = Vec::with_capacity(tokens.len());
     let mut state = HighlightState::Start;
     let mut operand_braces = 0u32;
+    let mut at_line_start = true;
+    let mut prev_close_paren = false;
     for (i, tok) in tokens.iter().enumerate() {
         if tok.is_trivia() {
             let class = if tok.kind == TokenKind::Comment { HighlightClass::Comment } else { HighlightClass::Plain };
+            at_line_start |= tok.kind == TokenKind::Whitespace && tok.span.text(src).contains('\n');
             out.push((tok.span, class));
             continue;
         }
+        let line_start = core::mem::replace(&mut at_line_start, false);
+        let after_paren =
+            core::mem::replace(&mut prev_close_paren, tok.kind == TokenKind::Punct && tok.span.text(src) == ")");
         let text = tok.span.text(src);
         let next_is_colon = tokens[i + 1..]
             .iter()
@@ -339,6 +345,13 @@ pub fn highlight(src: &str) -> Vec<(Span, HighlightClass)> {
             (HighlightState::Start, TokenKind::Punct, ":") => (HighlightClass::Punct, HighlightState::Start),
             (HighlightState::Start, TokenKind::Ident, _) => (HighlightClass::Opcode, HighlightState::Modifiers),
             (HighlightState::Start, TokenKind::DotWord, _) => (HighlightClass::Directive, HighlightState::Operands),
+            // A function body: `{` opening a line or right after a parameter list.
+            (_, TokenKind::Punct, "{") if line_start || after_paren => (HighlightClass::Punct, HighlightState::Start),
+            // Directives without `;` (`.version 8.5`, `.target sm_75`) and `.param` lines of a
+            // parameter list: a dot word opening a line after operands starts a declaration.
+            (HighlightState::Operands, TokenKind::DotWord, _) if line_start => {
+                (HighlightClass::Directive, HighlightState::Operands)
+            }
             (HighlightState::Guard, TokenKind::Punct, "!") => (HighlightClass::Punct, HighlightState::Guard),
             (HighlightState::Guard, TokenKind::Register | TokenKind::Ident, _) => {
                 (HighlightClass::Label, HighlightState::Start)
@@ -519,5 +532,19 @@ mod tests {
         assert!(classes.contains(&(".s32", Modifier)));
         assert!(classes.contains(&("// loop", Comment)));
         assert!(classes.contains(&("1", Number)));
+    }
+
+    #[test]
+    fn directives_without_semicolons_still_start_lines() {
+        let src = ".version 8.5\n.target sm_75\n.visible .entry k(\n\t.param .u64 a\n)\n{ ld.global.u32 %r1, [a]; }\n.entry j() { ret; }";
+        let classes: Vec<(&str, HighlightClass)> = highlight(src).into_iter().map(|(s, c)| (s.text(src), c)).collect();
+        use HighlightClass::*;
+        for directive in [".version", ".target", ".visible", ".param"] {
+            assert!(classes.contains(&(directive, Directive)), "{directive}: {classes:?}");
+        }
+        assert!(classes.contains(&(".global", Modifier)));
+        // Function bodies start statements, whether `{` opens a line or follows `)`.
+        assert!(classes.contains(&("ld", Opcode)), "{classes:?}");
+        assert!(classes.contains(&("ret", Opcode)), "{classes:?}");
     }
 }

@@ -185,6 +185,7 @@ impl<'a> BodyCx<'_, 'a> {
         };
         let h = self.body.insts.alloc(lowered);
         self.body.inst_spans.insert(h, inst.span);
+        self.body.operand_spans.push(h.index(), inst.operands.iter().map(ast::OperandAst::span));
         self.body.locs.push(self.loc);
         for (i, element, name) in self.pending_labels.drain(..) {
             self.fixups.push((h, i, element, name));

@@ -1,5 +1,5 @@
-//! The bundled example kernels (copies of `static/examples/*.ptx` in `tests/cases/exec/examples`)
-//! against plain Rust reference computations, bit for bit. Each reference follows the PTX's
+//! The bundled example kernels (`static/examples/*.ptx`) against plain Rust reference
+//! computations, bit for bit. Each reference follows the PTX's
 //! own operation order (its `fma`s, its reduction tree, its atomics in the executor's defined
 //! order), with `ex2.approx` defined as the executor defines it (`libm::exp2` in `f64`, rounded).
 
@@ -9,7 +9,7 @@ use sim_core::exec::launch::buffer_bytes;
 use sim_core::exec::{run, BufferSpec, ElemType, Init, LaunchSetup, ParamSpec, ScalarSpec, ScalarValue, Value};
 
 fn module(name: &str) -> sim_core::ir::Module {
-    let path = reglab_tests::exec_case::cases_dir().join("examples").join(format!("{name}.ptx"));
+    let path = reglab_tests::repo_root().join("static").join("examples").join(format!("{name}.ptx"));
     let src = std::fs::read_to_string(&path).unwrap_or_default();
     let m = sim_core::ptx::compile(&src);
     assert!(m.is_ok(), "{}: {:?}", path.display(), m.as_ref().err());
@@ -380,3 +380,24 @@ fn matmul_fingerprint_matches_the_browser_test() {
 }
 
 const MATMUL_FINGERPRINT: u64 = 0xc47d_f044_8e78_8d40;
+
+/// The launch setups proposed for the bundled examples (`tests/cases/exec/examples/*.launch.json`,
+/// the sizes each example suggests, used by `reglab bench`) fit their kernels.
+#[test]
+fn example_launch_files_fit_their_kernels() {
+    let dir = reglab_tests::exec_case::cases_dir().join("examples");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        let Some(name) = path.file_name().and_then(|n| n.to_str()).and_then(|n| n.strip_suffix(".launch.json")) else {
+            continue;
+        };
+        let setup = LaunchSetup::from_json(&std::fs::read_to_string(&path).unwrap_or_default());
+        assert!(setup.is_ok(), "{name}: {setup:?}");
+        let Ok(setup) = setup else { continue };
+        let plan = sim_core::exec::plan::plan(&module(name), &setup);
+        assert!(plan.is_ok(), "{name}: {plan:?}");
+        checked += 1;
+    }
+    assert_eq!(checked, 7);
+}

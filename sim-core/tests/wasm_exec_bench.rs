@@ -15,7 +15,7 @@ use wasm_bindgen_test::{console_log, wasm_bindgen_test, wasm_bindgen_test_config
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-const MATMUL: &str = include_str!("../../tests/cases/exec/examples/matmul_tiled.ptx");
+const MATMUL: &str = include_str!("../../static/examples/matmul_tiled.ptx");
 
 /// A 128 x 128 tiled matmul (278 016 warp-instructions).
 const SETUP: &str = r#"{"kernel": "_Z11matmulTiledPKfS0_Pfi", "grid": [8, 8], "block": [16, 16],

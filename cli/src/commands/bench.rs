@@ -29,41 +29,42 @@ pub struct Args {
     pub quick: bool,
 }
 
-/// The bundled examples with their launch setups (the same files the tests check).
+/// The bundled examples (`static/examples`) with their launch setups (`tests/cases/exec/examples`),
+/// the same files the tests check.
 const EXAMPLES: &[(&str, &str, &str)] = &[
     (
         "vector_add",
-        include_str!("../../../tests/cases/exec/examples/vector_add.ptx"),
+        include_str!("../../../static/examples/vector_add.ptx"),
         include_str!("../../../tests/cases/exec/examples/vector_add.launch.json"),
     ),
     (
         "matmul_tiled",
-        include_str!("../../../tests/cases/exec/examples/matmul_tiled.ptx"),
+        include_str!("../../../static/examples/matmul_tiled.ptx"),
         include_str!("../../../tests/cases/exec/examples/matmul_tiled.launch.json"),
     ),
     (
         "reduction",
-        include_str!("../../../tests/cases/exec/examples/reduction.ptx"),
+        include_str!("../../../static/examples/reduction.ptx"),
         include_str!("../../../tests/cases/exec/examples/reduction.launch.json"),
     ),
     (
         "hotspot",
-        include_str!("../../../tests/cases/exec/examples/hotspot.ptx"),
+        include_str!("../../../static/examples/hotspot.ptx"),
         include_str!("../../../tests/cases/exec/examples/hotspot.launch.json"),
     ),
     (
         "imgvf",
-        include_str!("../../../tests/cases/exec/examples/imgvf.ptx"),
+        include_str!("../../../static/examples/imgvf.ptx"),
         include_str!("../../../tests/cases/exec/examples/imgvf.launch.json"),
     ),
     (
         "histogram",
-        include_str!("../../../tests/cases/exec/examples/histogram.ptx"),
+        include_str!("../../../static/examples/histogram.ptx"),
         include_str!("../../../tests/cases/exec/examples/histogram.launch.json"),
     ),
     (
         "saxpy",
-        include_str!("../../../tests/cases/exec/examples/saxpy.ptx"),
+        include_str!("../../../static/examples/saxpy.ptx"),
         include_str!("../../../tests/cases/exec/examples/saxpy.launch.json"),
     ),
 ];

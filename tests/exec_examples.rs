@@ -401,3 +401,17 @@ fn example_launch_files_fit_their_kernels() {
     }
     assert_eq!(checked, 7);
 }
+
+/// What the app offers for a bundled example before the user edits anything: the proposed setup
+/// of every kernel runs to the end without a fault.
+#[test]
+fn proposed_setups_of_the_examples_run() {
+    for name in ["vector_add", "matmul_tiled", "reduction", "hotspot", "imgvf", "histogram", "saxpy"] {
+        let m = module(name);
+        for kernel in sim_core::exec::plan::kernel_names(&m) {
+            let setup = sim_core::exec::propose_launch(&m, &kernel);
+            let r = run(&m, &setup);
+            assert!(r.is_ok(), "{name}/{kernel}: {:?}\n{}", r.as_ref().err().map(ToString::to_string), setup.to_json());
+        }
+    }
+}

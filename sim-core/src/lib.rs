@@ -25,9 +25,11 @@
 //! | module | stage |
 //! |---|---|
 //! | [`diagnostic`] | spans, line/column mapping, the one `Diagnostic` type (text and HTML) |
-//! | [`ptx`] | lexer (and, as they land, parser, AST and lowering) |
 //! | [`gpu`] | `GpuConfig` (one struct per concern, every field sourced) and the paper presets |
 //! | [`occupancy`] | NVIDIA's exact occupancy rules (cc 1.3–9.0), GCN3 dispatch limits, the three curves |
+//! | [`ir`] | the IR: modules, functions, blocks, typed instructions, text form, verifier |
+//! | [`ptx`] | the PTX front end: lexer, parser → AST, lowering → IR, emitter IR → PTX |
+//! | [`analysis`] | static analyses: CFG, (post-)dominators, loops, liveness, allocation, uniformity, use counts |
 //!
 //! No function in this crate panics on any input: bad input is returned as a value.
 
@@ -35,7 +37,9 @@
 
 extern crate alloc;
 
+pub mod analysis;
 pub mod diagnostic;
 pub mod gpu;
+pub mod ir;
 pub mod occupancy;
 pub mod ptx;

@@ -40,3 +40,6 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
         }
     }
 }
+
+pub mod analysis_dump;
+pub mod filetest;

@@ -1,11 +1,66 @@
-//! `reglab parse`: not available yet (the PTX front end).
+//! `reglab parse FILE.ptx`: parses, lowers and verifies a PTX file and prints the IR text form
+//! (which is PTX), or the diagnostics with exit code 1.
+//!
+//! ```text
+//! $ reglab parse kernel.ptx > kernel.ir.ptx
+//! $ reglab parse broken.ptx
+//! broken.ptx:12:5: error: unknown instruction 'fma2'
+//! ```
 
+use std::io::Write as _;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
+use sim_core::diagnostic::{LineIndex, Severity};
+
 /// Arguments of `reglab parse`.
-pub type Args = super::Pending;
+#[derive(clap::Args)]
+pub struct Args {
+    /// The PTX file to parse.
+    pub file: PathBuf,
+    /// Print a summary (functions, instruction and register counts) instead of the IR.
+    #[arg(long)]
+    pub summary: bool,
+}
 
 /// Runs the subcommand.
-pub fn run(_args: &Args) -> ExitCode {
-    super::not_available("parse", "the PTX front end")
+pub fn run(args: &Args) -> ExitCode {
+    let src = match std::fs::read_to_string(&args.file) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("reglab parse: cannot read {}: {e}", args.file.display());
+            return ExitCode::from(2);
+        }
+    };
+    let checked = sim_core::ptx::check(&src);
+    let name = args.file.display().to_string();
+    let index = LineIndex::new(&src);
+    let mut stderr = std::io::stderr().lock();
+    for d in &checked.diagnostics {
+        let _ = stderr.write_all(d.render_text(&name, &src, &index).as_bytes());
+    }
+    let Some(module) = checked.module else {
+        let errors = checked.diagnostics.iter().filter(|d| d.severity == Severity::Error).count();
+        let _ = writeln!(stderr, "{name}: {errors} error{}", if errors == 1 { "" } else { "s" });
+        return ExitCode::from(1);
+    };
+    let mut stdout = std::io::stdout().lock();
+    let text = if args.summary {
+        let summary = sim_core::ptx::summary(&module);
+        let mut out = String::new();
+        for f in &summary.functions {
+            let kind = if f.entry { ".entry" } else { ".func" };
+            out.push_str(&format!(
+                "{kind} {}: {} instructions, {} registers, {} blocks\n",
+                f.name, f.instructions, f.registers, f.blocks
+            ));
+        }
+        out
+    } else {
+        module.to_string()
+    };
+    if stdout.write_all(text.as_bytes()).is_err() {
+        return ExitCode::from(2);
+    }
+    ExitCode::SUCCESS
 }

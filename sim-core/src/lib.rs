@@ -30,6 +30,7 @@
 //! | [`ir`] | the IR: modules, functions, blocks, typed instructions, text form, verifier |
 //! | [`ptx`] | the PTX front end: lexer, parser → AST, lowering → IR, emitter IR → PTX |
 //! | [`analysis`] | static analyses: CFG, (post-)dominators, loops, liveness, allocation, uniformity, use counts |
+//! | [`timing`] | cycle-level SM model: CTA dispatch, schedulers, scoreboard, register-file schemes, memory, reports |
 //!
 //! No function in this crate panics on any input: bad input is returned as a value.
 
@@ -43,3 +44,4 @@ pub mod gpu;
 pub mod ir;
 pub mod occupancy;
 pub mod ptx;
+pub mod timing;

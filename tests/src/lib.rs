@@ -43,6 +43,7 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
 
 pub mod analysis_dump;
 pub mod filetest;
+pub mod timing_case;
 
 pub mod bfs;
 pub mod exec_case;

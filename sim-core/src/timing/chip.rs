@@ -21,9 +21,7 @@ use super::memory::l2::L2;
 use super::memory::MemoryStats;
 use super::program::Program;
 use super::regfile::{RegisterFileScheme, SchemeContext, SchemeEntry, SchemeStats, SmGeometry};
-use super::report::{
-    Ipc, OccupancySample, OccupancyTimeline, Outcome, RegisterFileReport, Report, StallBreakdown,
-};
+use super::report::{Ipc, OccupancySample, OccupancyTimeline, Outcome, RegisterFileReport, Report, StallBreakdown};
 use super::sm::{ChipContext, Sm};
 use super::{TimingError, TimingOptions};
 use crate::gpu::GpuConfig;
@@ -50,8 +48,11 @@ pub struct ChipRun {
 impl ChipRun {
     /// A run of `entry` on `gpu` (SM count already applied).
     pub fn new(entry: &'static SchemeEntry, gpu: &GpuConfig, options: &TimingOptions) -> Self {
-        let kernel_scheme =
-            (entry.make)(&SchemeContext { gpu, geometry: geometry(gpu, gpu.limits.max_warps()), energy: &options.energy });
+        let kernel_scheme = (entry.make)(&SchemeContext {
+            gpu,
+            geometry: geometry(gpu, gpu.limits.max_warps()),
+            energy: &options.energy,
+        });
         let max_warps = kernel_scheme.residency_limits(gpu).max_warps();
         let geo = geometry(gpu, max_warps);
         let ctx = SchemeContext { gpu, geometry: geo, energy: &options.energy };

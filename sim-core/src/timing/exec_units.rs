@@ -87,10 +87,36 @@ pub fn classify(inst: &Inst, cfg: &ExecutionConfig) -> (UnitKind, OpTiming) {
         }
     };
     match inst.opcode {
-        Ld | Ldu | St | Atom | Red | Prefetch | Prefetchu | CpAsync | CpAsyncBulk | Ldmatrix | Stmatrix
-        | Tex | Tld4 | Txq | Suld | Sust | Sured | Suq | WmmaLoad | WmmaStore | MbarrierInit | MbarrierInval
-        | MbarrierArrive | MbarrierArriveDrop | MbarrierExpectTx | MbarrierCompleteTx | MbarrierTestWait
-        | MbarrierTryWait | MbarrierPendingCount | CpAsyncMbarrierArrive => (UnitKind::LdSt, OpTiming::new(1, 1)),
+        Ld
+        | Ldu
+        | St
+        | Atom
+        | Red
+        | Prefetch
+        | Prefetchu
+        | CpAsync
+        | CpAsyncBulk
+        | Ldmatrix
+        | Stmatrix
+        | Tex
+        | Tld4
+        | Txq
+        | Suld
+        | Sust
+        | Sured
+        | Suq
+        | WmmaLoad
+        | WmmaStore
+        | MbarrierInit
+        | MbarrierInval
+        | MbarrierArrive
+        | MbarrierArriveDrop
+        | MbarrierExpectTx
+        | MbarrierCompleteTx
+        | MbarrierTestWait
+        | MbarrierTryWait
+        | MbarrierPendingCount
+        | CpAsyncMbarrierArrive => (UnitKind::LdSt, OpTiming::new(1, 1)),
         Mma | MmaSp | WmmaMma | WgmmaMmaAsync => match cfg.tensor {
             Some(t) if cfg.units.tensor > 0 => (UnitKind::Tensor, t),
             _ => (UnitKind::Sp, cfg.fp32.mad),

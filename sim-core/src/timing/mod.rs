@@ -27,6 +27,7 @@
 
 pub mod chip;
 pub mod cta_dispatch;
+pub mod exec_source;
 pub mod exec_units;
 pub mod feed;
 pub mod ibuffer;
@@ -45,13 +46,16 @@ pub mod warp;
 pub mod writeback;
 
 use alloc::boxed::Box;
-use alloc::string::String;
+use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
 
+use crate::exec::LaunchSetup;
 use crate::gpu::GpuConfig;
+use crate::ir::Module;
 use chip::ChipRun;
+use exec_source::ExecSource;
 use feed::Feed;
 
 pub use program::Program;
@@ -185,6 +189,20 @@ impl Simulation {
         }
         let feed = Feed::new(source, &program);
         Ok(Simulation { program, gpu, options, feed, runs })
+    }
+
+    /// Decodes `module` for `gpu`, starts the executor on `setup` and prepares one timing run per
+    /// scheme: the usual way to simulate a kernel.
+    pub fn from_launch(
+        module: &Module,
+        setup: &LaunchSetup,
+        gpu: &GpuConfig,
+        schemes: &[&str],
+        options: TimingOptions,
+    ) -> Result<Simulation, TimingError> {
+        let program = Program::decode(module, &gpu.execution);
+        let source = ExecSource::new(module, setup, &program).map_err(|e| TimingError::Source(e.to_string()))?;
+        Simulation::new(program, Box::new(source), gpu, schemes, options)
     }
 
     /// Advances every unfinished run by up to `max_cycles` cycles, the run that has taken the

@@ -147,8 +147,12 @@ impl Program {
             let Some(body) = &f.body else { continue };
             p.func_base.insert(h.raw(), p.insts.len() as u32);
             let bases = (unit_base.get(i).copied().unwrap_or(0), units + pred_base.get(i).copied().unwrap_or(0));
+            let entry = f.kind == FunctionKind::Entry;
             for inst in body.insts.values() {
-                let s = p.decode_inst(inst, map, bases, cfg);
+                let mut s = p.decode_inst(inst, map, bases, cfg);
+                if entry && inst.opcode == Opcode::Ret {
+                    s.control = Control::Exit;
+                }
                 p.max_rf_reads = p.max_rf_reads.max(s.rf_reads);
                 p.insts.push(s);
             }

@@ -34,7 +34,14 @@ pub struct Scheduler {
 impl Scheduler {
     /// A scheduler with no warps.
     pub fn new(policy: SchedulingPolicy) -> Self {
-        Scheduler { policy, warps: Vec::new(), by_slot: Vec::new(), last: None, active: Vec::new(), pending: VecDeque::new() }
+        Scheduler {
+            policy,
+            warps: Vec::new(),
+            by_slot: Vec::new(),
+            last: None,
+            active: Vec::new(),
+            pending: VecDeque::new(),
+        }
     }
 
     /// Adds a newly dispatched warp (the youngest).

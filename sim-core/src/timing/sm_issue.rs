@@ -88,7 +88,13 @@ impl Sm {
 
     /// Issues the next instruction of warp `w` if it can go; `after` is the unit of an instruction
     /// this warp already issued this cycle.
-    fn issue_one(&mut self, w: usize, now: u64, program: &Program, after: Option<UnitKind>) -> Result<UnitKind, Blocked> {
+    fn issue_one(
+        &mut self,
+        w: usize,
+        now: u64,
+        program: &Program,
+        after: Option<UnitKind>,
+    ) -> Result<UnitKind, Blocked> {
         let Some(warp) = self.warps.get(w) else { return Err(blocked(StallCause::Idle)) };
         if !warp.live || warp.pc >= warp.len {
             return Err(blocked(StallCause::NoEligibleWarp));
@@ -103,8 +109,7 @@ impl Sm {
         if !buffered {
             return Err(Blocked { cause: StallCause::NoEligibleWarp, wake: warp.ib.ready_at().filter(|&t| t > now) });
         }
-        let (cta, index, pc, group, scheduler) =
-            (warp.cta as usize, warp.index, warp.pc, warp.group, warp.scheduler);
+        let (cta, index, pc, group, scheduler) = (warp.cta as usize, warp.index, warp.pc, warp.group, warp.scheduler);
         let Some(inst) = self.ctas.get(cta).and_then(|c| c.as_ref()).and_then(|c| c.inst(index, pc)) else {
             return Err(blocked(StallCause::NoEligibleWarp));
         };

@@ -109,7 +109,9 @@ impl CtaStream {
                 if d.sid as usize >= program_len || end > warp.addresses.len() as u64 {
                     return Err(alloc::format!(
                         "launch {} warp {w} instruction {i}: static id {} or address range {}..{end} out of range",
-                        self.launch, d.sid, d.addr_start
+                        self.launch,
+                        d.sid,
+                        d.addr_start
                     ));
                 }
             }

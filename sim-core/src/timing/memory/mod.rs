@@ -128,7 +128,13 @@ impl SmMemory {
             MemSpace::Shared => {
                 stats.shared_accesses += 1;
                 let s = self.shared;
-                let d = u64::from(shared_banks::conflict_degree(a.addrs, a.bytes, s.banks, s.bank_width_bytes, &mut self.words));
+                let d = u64::from(shared_banks::conflict_degree(
+                    a.addrs,
+                    a.bytes,
+                    s.banks,
+                    s.bank_width_bytes,
+                    &mut self.words,
+                ));
                 stats.shared_bank_conflict_cycles += d - 1;
                 MemTiming { busy: d, done: now + u64::from(s.latency) + d - 1 }
             }

@@ -14,8 +14,8 @@ use alloc::vec::Vec;
 use super::bank::Banks;
 use super::operand_collector::CollectorPool;
 use super::{
-    CuId, EnergyModel, IssueOutcome, OperandRequest, RegisterFileScheme, SchemeContext, SchemeStats,
-    StructureStats, WriteRequest,
+    CuId, EnergyModel, IssueOutcome, OperandRequest, RegisterFileScheme, SchemeContext, SchemeStats, StructureStats,
+    WriteRequest,
 };
 
 /// Banks plus collectors of one SM; also the body of [`super::double_registers`].

@@ -12,8 +12,8 @@ use alloc::vec::Vec;
 
 use super::operand_collector::CollectorPool;
 use super::{
-    CuId, EnergyModel, IssueOutcome, OperandRequest, RegisterFileScheme, SchemeContext, SchemeStats,
-    StructureStats, WriteRequest,
+    CuId, EnergyModel, IssueOutcome, OperandRequest, RegisterFileScheme, SchemeContext, SchemeStats, StructureStats,
+    WriteRequest,
 };
 
 /// A register file without bank conflicts.

@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! $ reglab exec bfs.ptx --launch bfs.launch.json --json
-//! {"outputs": {"5": [0, 1, 2, 1, 1, 2]}, "warp_instructions": 212, "thread_instructions": 1102, ...}
+//! {"outputs": {"5": [0, 1, 2, 1, 1, 2]}, "warp_instructions": 396, "thread_instructions": 1126, ...}
 //! $ reglab exec oob.ptx --launch l.json --json        # exit code 1
 //! {"error": {"kind": "fault", "kernel": "k", "line": 14, "thread": [40, 0, 0], ...}}
 //! $ reglab exec kernel.ptx --propose                   # a launch setup to start from

@@ -137,6 +137,7 @@ impl CtaExec {
     fn run_one(&mut self, cx: &mut LaunchCx<'_>, i: usize, limit: u64) -> Result<Stop, ExecError> {
         let Some(w) = self.warps.get_mut(i) else { return Ok(Stop::Done) };
         let trace = self.traces.as_mut().and_then(|t| t.get_mut(i));
+        let acc = Accessed { enabled: trace.is_some(), ..Accessed::default() };
         let mut step = StepCx {
             prog: cx.prog,
             env: self.env,
@@ -152,7 +153,7 @@ impl CtaExec {
             kernel: cx.kernel,
             trace,
             values: cx.values,
-            acc: Accessed::default(),
+            acc,
         };
         run_warp(w, &mut step, limit)
     }

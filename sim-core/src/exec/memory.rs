@@ -209,12 +209,14 @@ pub struct GlobalMemory {
     pub slack_accesses: u64,
     /// The first such access (address, region base).
     pub first_slack: Option<(u64, u64)>,
+    /// The region of the last access (most accesses hit the same buffer as the one before).
+    last: usize,
 }
 
 impl GlobalMemory {
     /// Empty global memory allocating from `base`.
     pub fn new(base: u64) -> Self {
-        GlobalMemory { regions: Vec::new(), next: base, slack_accesses: 0, first_slack: None }
+        GlobalMemory { regions: Vec::new(), next: base, slack_accesses: 0, first_slack: None, last: 0 }
     }
 
     /// Allocates `bytes` (copied) and returns the base address.
@@ -247,15 +249,19 @@ impl GlobalMemory {
 
     fn find(&mut self, addr: u64, size: u32) -> Result<(usize, usize), AccessFault> {
         let fault = AccessFault { space: Space::Global, address: addr, size, reason: FaultReason::OutOfBounds };
-        let i = match self.regions.binary_search_by(|r| r.base.cmp(&addr)) {
-            Ok(i) => i,
-            Err(0) => return Err(fault),
-            Err(i) => i - 1,
+        let hit = |r: &Region| addr >= r.base && addr - r.base < r.data.len() as u64;
+        let i = match self.regions.get(self.last) {
+            Some(r) if hit(r) => self.last,
+            _ => match self.regions.binary_search_by(|r| r.base.cmp(&addr)) {
+                Ok(i) => i,
+                Err(0) => return Err(fault),
+                Err(i) => i - 1,
+            },
         };
         let r = self.regions.get(i).ok_or(fault)?;
-        let off = addr - r.base;
+        let off = addr.wrapping_sub(r.base);
         let end = off.checked_add(u64::from(size)).ok_or(fault)?;
-        if end > r.data.len() as u64 {
+        if addr < r.base || end > r.data.len() as u64 {
             return Err(fault);
         }
         if end > r.len {
@@ -264,7 +270,17 @@ impl GlobalMemory {
                 self.first_slack = Some((addr, r.base));
             }
         }
+        self.last = i;
         Ok((i, off as usize))
+    }
+
+    /// The whole allocation holding `[lo, hi)` and its base address, if one does (accesses past
+    /// the requested length are counted as slack accesses).
+    pub fn window(&mut self, lo: u64, hi: u64) -> Option<(&mut [u8], u64)> {
+        let size = u32::try_from(hi.checked_sub(lo)?).ok()?;
+        let (i, _) = self.find(lo, size).ok()?;
+        let r = self.regions.get_mut(i)?;
+        Some((r.data.as_mut_slice(), r.base))
     }
 
     /// The bytes at `addr`, mutable.
@@ -305,18 +321,39 @@ impl LocalMemory {
     }
 }
 
-/// Reads a little-endian value of `bytes.len()` bytes.
+/// Reads a little-endian value of `bytes.len()` bytes (at most 8 are used).
+#[inline]
 pub fn read_le(bytes: &[u8]) -> u64 {
-    let mut buf = [0u8; 8];
-    let n = bytes.len().min(8);
-    buf[..n].copy_from_slice(&bytes[..n]);
-    u64::from_le_bytes(buf)
+    match *bytes {
+        [a] => u64::from(a),
+        [a, b] => u64::from(u16::from_le_bytes([a, b])),
+        [a, b, c, d] => u64::from(u32::from_le_bytes([a, b, c, d])),
+        [a, b, c, d, e, f, g, h] => u64::from_le_bytes([a, b, c, d, e, f, g, h]),
+        _ => {
+            let mut buf = [0u8; 8];
+            for (d, s) in buf.iter_mut().zip(bytes) {
+                *d = *s;
+            }
+            u64::from_le_bytes(buf)
+        }
+    }
 }
 
 /// Writes the low `out.len()` bytes of `v`, little-endian.
+#[inline]
 pub fn write_le(out: &mut [u8], v: u64) {
-    let n = out.len().min(8);
-    out[..n].copy_from_slice(&v.to_le_bytes()[..n]);
+    let bytes = v.to_le_bytes();
+    match out.len() {
+        1 => out[0] = bytes[0],
+        2 => out.copy_from_slice(&bytes[..2]),
+        4 => out.copy_from_slice(&bytes[..4]),
+        8 => out.copy_from_slice(&bytes),
+        _ => {
+            for (d, s) in out.iter_mut().zip(bytes) {
+                *d = s;
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -238,6 +238,12 @@ impl Warp {
             Dst::Reg(r, m) => {
                 let (rb, _, _) = self.bases();
                 if let Some(reg) = self.regs.get_mut((rb + r) as usize) {
+                    if mask == u32::MAX {
+                        for (slot, v) in reg.iter_mut().zip(vals) {
+                            *slot = v & m;
+                        }
+                        return;
+                    }
                     for (l, (slot, v)) in reg.iter_mut().zip(vals).enumerate() {
                         if (mask >> l) & 1 != 0 {
                             *slot = v & m;

@@ -38,6 +38,8 @@ pub struct MemCtx<'a> {
 /// Per-lane addresses of the last memory instruction (for the instruction stream).
 #[derive(Clone, Debug, Default)]
 pub struct Accessed {
+    /// Record addresses (only when a stream is being recorded).
+    pub enabled: bool,
     /// Space of the accesses.
     pub space: Option<Space>,
     /// Bytes per lane.
@@ -46,49 +48,62 @@ pub struct Accessed {
     pub addrs: Vec<u64>,
 }
 
+impl Accessed {
+    /// Starts recording an instruction's accesses.
+    pub fn begin(&mut self, m: &MemRef, bytes: u32, addrs: &Lanes, mask: u32) {
+        self.space = m.space;
+        self.bytes = bytes;
+        self.addrs.clear();
+        if self.enabled {
+            self.addrs.extend(lanes(mask).map(|l| addrs[l]));
+        }
+    }
+}
+
 fn fault(space: Space, address: u64, size: u32, reason: FaultReason) -> AccessFault {
     AccessFault { space, address, size, reason }
 }
 
-/// The bytes at `addr` in `space` (generic if `None`) for `lane`.
-fn slot<'m>(
-    mem: &'m mut MemCtx<'_>,
-    local: &'m mut LocalMemory,
-    space: Option<Space>,
-    addr: u64,
-    lane: usize,
-    size: u32,
-    write: bool,
-) -> Result<&'m mut [u8], AccessFault> {
-    let (space, off) = match space {
+/// The lanes set in `mask`, in ascending order.
+#[inline]
+pub fn lanes(mask: u32) -> impl Iterator<Item = usize> {
+    let mut m = mask;
+    core::iter::from_fn(move || {
+        if m == 0 {
+            return None;
+        }
+        let l = m.trailing_zeros() as usize;
+        m &= m - 1;
+        Some(l)
+    })
+}
+
+#[inline]
+fn bank(bytes: &[u8], off: u64, size: u32) -> Option<&[u8]> {
+    let start = usize::try_from(off).ok()?;
+    bytes.get(start..start.checked_add(size as usize)?)
+}
+
+#[inline]
+fn bank_mut(bytes: &mut [u8], off: u64, size: u32) -> Option<&mut [u8]> {
+    let start = usize::try_from(off).ok()?;
+    bytes.get_mut(start..start.checked_add(size as usize)?)
+}
+
+#[inline]
+fn resolve(mem: &MemCtx<'_>, space: Option<Space>, addr: u64, size: u32) -> Result<(Space, u64), AccessFault> {
+    let (s, off) = match space {
         Some(s) => (s, addr),
         None => mem.layout.classify(addr),
     };
-    if off % u64::from(size.max(1)) != 0 {
-        return Err(fault(space, addr, size, FaultReason::Misaligned));
+    if off & u64::from(size.max(1) - 1) != 0 {
+        return Err(fault(s, addr, size, FaultReason::Misaligned));
     }
-    let oob = fault(space, addr, size, FaultReason::OutOfBounds);
-    let range = |len: usize| -> Result<core::ops::Range<usize>, AccessFault> {
-        let start = usize::try_from(off).map_err(|_| oob)?;
-        let end = start.checked_add(size as usize).ok_or(oob)?;
-        if end > len {
-            return Err(oob);
-        }
-        Ok(start..end)
-    };
-    match space {
-        Space::Global => mem.global.slice_mut(off, size).map_err(|f| AccessFault { address: addr, ..f }),
-        Space::Shared => {
-            let r = range(mem.shared.len())?;
-            mem.shared.get_mut(r).ok_or(oob)
-        }
-        Space::Local => local.slice_mut(lane, off, size).ok_or(oob),
-        Space::Const | Space::Param if write => Err(fault(space, addr, size, FaultReason::ReadOnly)),
-        Space::Const | Space::Param => Err(fault(space, addr, size, FaultReason::OutOfBounds)),
-    }
+    Ok((s, off))
 }
 
-/// Reads `size` bytes (at most 8) for `lane`.
+/// Reads `size` bytes (1, 2, 4 or 8) for `lane`.
+#[inline]
 pub fn load(
     mem: &mut MemCtx<'_>,
     local: &mut LocalMemory,
@@ -97,24 +112,21 @@ pub fn load(
     lane: usize,
     size: u32,
 ) -> Result<u64, AccessFault> {
-    let (s, off) = match space {
-        Some(s) => (s, addr),
-        None => mem.layout.classify(addr),
+    let (s, off) = resolve(mem, space, addr, size)?;
+    let oob = fault(s, addr, size, FaultReason::OutOfBounds);
+    let bytes: &[u8] = match s {
+        Space::Global => mem.global.slice_mut(off, size).map_err(|_| oob)?,
+        Space::Shared => bank(mem.shared, off, size).ok_or(oob)?,
+        Space::Local => local.slice_mut(lane, off, size).ok_or(oob)?,
+        Space::Const => bank(mem.consts, off, size).ok_or(oob)?,
+        Space::Param => bank(mem.params, off, size).ok_or(oob)?,
     };
-    if matches!(s, Space::Const | Space::Param) {
-        let bank = if s == Space::Const { mem.consts } else { mem.params };
-        let oob = fault(s, addr, size, FaultReason::OutOfBounds);
-        let start = usize::try_from(off).map_err(|_| oob)?;
-        if start % size.max(1) as usize != 0 {
-            return Err(fault(s, addr, size, FaultReason::Misaligned));
-        }
-        return bank.get(start..start.checked_add(size as usize).ok_or(oob)?).map(read_le).ok_or(oob);
-    }
-    slot(mem, local, space, addr, lane, size, false).map(|b| read_le(b))
+    Ok(read_le(bytes))
 }
 
 /// Writes the low `size` bytes of `v` for `lane`.
 #[allow(clippy::too_many_arguments, reason = "an address, a lane and a value")]
+#[inline]
 pub fn store(
     mem: &mut MemCtx<'_>,
     local: &mut LocalMemory,
@@ -124,12 +136,33 @@ pub fn store(
     size: u32,
     v: u64,
 ) -> Result<(), AccessFault> {
-    slot(mem, local, space, addr, lane, size, true).map(|b| write_le(b, v))
+    let (s, off) = resolve(mem, space, addr, size)?;
+    let oob = fault(s, addr, size, FaultReason::OutOfBounds);
+    let bytes: &mut [u8] = match s {
+        Space::Global => mem.global.slice_mut(off, size).map_err(|_| oob)?,
+        Space::Shared => bank_mut(mem.shared, off, size).ok_or(oob)?,
+        Space::Local => local.slice_mut(lane, off, size).ok_or(oob)?,
+        Space::Const | Space::Param => return Err(fault(s, addr, size, FaultReason::ReadOnly)),
+    };
+    write_le(bytes, v);
+    Ok(())
 }
 
 /// The address of `m` in `lane`.
 pub fn address(w: &Warp, env: &Env, m: &MemRef, lane: usize) -> u64 {
     w.read_lane(m.base, lane, env).wrapping_add(m.offset as u64)
+}
+
+/// The address of `m` in every lane.
+#[inline]
+pub fn addresses(w: &Warp, env: &Env, m: &MemRef) -> Lanes {
+    let mut tmp = ZERO;
+    let base = w.read(m.base, env, &mut tmp);
+    let mut out = ZERO;
+    for (o, b) in out.iter_mut().zip(base) {
+        *o = b.wrapping_add(m.offset as u64);
+    }
+    out
 }
 
 fn extend(ty: Type, v: u64) -> u64 {
@@ -140,6 +173,75 @@ fn extend(ty: Type, v: u64) -> u64 {
     } else {
         v
     }
+}
+
+fn check_vector_alignment(mem: &MemCtx<'_>, m: &MemRef, addr: u64, total: u32) -> Result<(), AccessFault> {
+    let space = m.space.unwrap_or_else(|| mem.layout.classify(addr).0);
+    if total.is_power_of_two() && addr % u64::from(total) != 0 {
+        return Err(fault(space, addr, total, FaultReason::Misaligned));
+    }
+    Ok(())
+}
+
+/// One window of bytes holding every lane's access, and the address of its first byte.
+fn window<'m>(
+    mem: &'m mut MemCtx<'_>,
+    space: Option<Space>,
+    addrs: &Lanes,
+    mask: u32,
+    size: u32,
+) -> Option<(&'m mut [u8], u64)> {
+    let (lo, hi) = lanes(mask).fold((u64::MAX, 0u64), |(lo, hi), l| (lo.min(addrs[l]), hi.max(addrs[l])));
+    let hi = hi.checked_add(u64::from(size))?;
+    let space = match space {
+        Some(s) => s,
+        None => {
+            let (s, _) = mem.layout.classify(lo);
+            if s != mem.layout.classify(hi - 1).0 || s != Space::Global {
+                return None;
+            }
+            s
+        }
+    };
+    match space {
+        Space::Shared => (hi <= mem.shared.len() as u64).then_some((&mut *mem.shared, 0)),
+        Space::Global => mem.global.window(lo, hi),
+        _ => None,
+    }
+}
+
+/// A scalar load of every lane from one window (the common, in-bounds case), or `None`.
+fn fast_load(mem: &mut MemCtx<'_>, space: Option<Space>, addrs: &Lanes, mask: u32, ty: Type) -> Option<Lanes> {
+    let size = ty.size_bytes();
+    let (bytes, base) = window(mem, space, addrs, mask, size)?;
+    let mut v = ZERO;
+    let sh = 64 - ty.bits().min(64);
+    let signed = ty.is_signed_int();
+    for lane in lanes(mask) {
+        let off = (addrs[lane] - base) as usize;
+        if off % size as usize != 0 {
+            return None;
+        }
+        let raw = read_le(bytes.get(off..off + size as usize)?);
+        v[lane] = if signed { (((raw << sh) as i64) >> sh) as u64 } else { raw };
+    }
+    Some(v)
+}
+
+/// A scalar store of every lane into one window, or `false` (nothing written) to take the
+/// lane-by-lane path.
+fn fast_store(mem: &mut MemCtx<'_>, space: Option<Space>, addrs: &Lanes, mask: u32, size: u32, vals: &Lanes) -> bool {
+    let Some((bytes, base)) = window(mem, space, addrs, mask, size) else { return false };
+    if lanes(mask).any(|l| (addrs[l] - base) % u64::from(size) != 0) {
+        return false;
+    }
+    for lane in lanes(mask) {
+        let off = (addrs[lane] - base) as usize;
+        if let Some(b) = bytes.get_mut(off..off + size as usize) {
+            write_le(b, vals[lane]);
+        }
+    }
+    true
 }
 
 /// `ld`: one element per destination.
@@ -155,16 +257,24 @@ pub fn exec_ld(
     acc: &mut Accessed,
 ) -> Result<(), (usize, AccessFault)> {
     let size = ty.size_bytes();
-    let n = d.len().max(1);
-    let mut vals: Vec<Lanes> = alloc::vec![ZERO; n];
-    begin(acc, m, size * n as u32);
-    for lane in 0..32 {
-        if (mask >> lane) & 1 == 0 {
-            continue;
+    let addrs = addresses(w, env, m);
+    acc.begin(m, size * d.len().max(1) as u32, &addrs, mask);
+    if let [dst] = d {
+        if let Some(v) = fast_load(mem, m.space, &addrs, mask, ty) {
+            w.write(*dst, &v, mask);
+            return Ok(());
         }
-        let base = address(w, env, m, lane);
-        acc.addrs.push(base);
-        check_vector_alignment(mem, m, base, size * n as u32).map_err(|f| (lane, f))?;
+        let mut v = ZERO;
+        for lane in lanes(mask) {
+            v[lane] = extend(ty, load(mem, &mut w.local, m.space, addrs[lane], lane, size).map_err(|f| (lane, f))?);
+        }
+        w.write(*dst, &v, mask);
+        return Ok(());
+    }
+    let mut vals: Vec<Lanes> = alloc::vec![ZERO; d.len()];
+    for lane in lanes(mask) {
+        let base = addrs[lane];
+        check_vector_alignment(mem, m, base, size * d.len() as u32).map_err(|f| (lane, f))?;
         for (i, v) in vals.iter_mut().enumerate() {
             let a = base.wrapping_add(u64::from(size) * i as u64);
             v[lane] = extend(ty, load(mem, &mut w.local, m.space, a, lane, size).map_err(|f| (lane, f))?);
@@ -172,20 +282,6 @@ pub fn exec_ld(
     }
     for (dst, v) in d.iter().zip(&vals) {
         w.write(*dst, v, mask);
-    }
-    Ok(())
-}
-
-fn begin(acc: &mut Accessed, m: &MemRef, bytes: u32) {
-    acc.space = m.space;
-    acc.bytes = bytes;
-    acc.addrs.clear();
-}
-
-fn check_vector_alignment(mem: &MemCtx<'_>, m: &MemRef, addr: u64, total: u32) -> Result<(), AccessFault> {
-    let space = m.space.unwrap_or_else(|| mem.layout.classify(addr).0);
-    if total.is_power_of_two() && addr % u64::from(total) != 0 {
-        return Err(fault(space, addr, total, FaultReason::Misaligned));
     }
     Ok(())
 }
@@ -203,13 +299,21 @@ pub fn exec_st(
     acc: &mut Accessed,
 ) -> Result<(), (usize, AccessFault)> {
     let size = ty.size_bytes();
-    begin(acc, m, size * s.len() as u32);
-    for lane in 0..32 {
-        if (mask >> lane) & 1 == 0 {
-            continue;
+    let addrs = addresses(w, env, m);
+    acc.begin(m, size * s.len() as u32, &addrs, mask);
+    if let [src] = s {
+        let mut tmp = ZERO;
+        let vals = *w.read(*src, env, &mut tmp);
+        if fast_store(mem, m.space, &addrs, mask, size, &vals) {
+            return Ok(());
         }
-        let base = address(w, env, m, lane);
-        acc.addrs.push(base);
+        for lane in lanes(mask) {
+            store(mem, &mut w.local, m.space, addrs[lane], lane, size, vals[lane]).map_err(|f| (lane, f))?;
+        }
+        return Ok(());
+    }
+    for lane in lanes(mask) {
+        let base = addrs[lane];
         check_vector_alignment(mem, m, base, size * s.len() as u32).map_err(|f| (lane, f))?;
         for (i, src) in s.iter().enumerate() {
             let v = w.read_lane(*src, lane, env);
@@ -341,13 +445,13 @@ pub fn exec_atom(
 ) -> Result<(), (usize, AccessFault)> {
     let size = ty.size_bytes();
     let mut out = ZERO;
-    begin(acc, m, size);
+    let addrs = addresses(w, env, m);
+    acc.begin(m, size, &addrs, mask);
     for (lane, slot) in out.iter_mut().enumerate() {
         if (mask >> lane) & 1 == 0 {
             continue;
         }
-        let a = address(w, env, m, lane);
-        acc.addrs.push(a);
+        let a = addrs[lane];
         let (bv, cv) = (w.read_lane(b, lane, env), w.read_lane(c, lane, env));
         let old = load(mem, &mut w.local, m.space, a, lane, size).map_err(|f| (lane, f))?;
         store(mem, &mut w.local, m.space, a, lane, size, atomic(op, ty, old, bv, cv)).map_err(|f| (lane, f))?;
@@ -371,13 +475,10 @@ pub fn exec_cp_async(
     mask: u32,
     acc: &mut Accessed,
 ) -> Result<(), (usize, AccessFault)> {
-    begin(acc, src, size);
-    for lane in 0..32 {
-        if (mask >> lane) & 1 == 0 {
-            continue;
-        }
-        let (da, sa) = (address(w, env, dst, lane), address(w, env, src, lane));
-        acc.addrs.push(sa);
+    let (dsts, srcs) = (addresses(w, env, dst), addresses(w, env, src));
+    acc.begin(src, size, &srcs, mask);
+    for lane in lanes(mask) {
+        let (da, sa) = (dsts[lane], srcs[lane]);
         let n = src_size.map_or(u64::from(size), |s| w.read_lane(s, lane, env).min(u64::from(size))) as u32;
         for i in 0..size {
             let v = if i < n {

@@ -142,12 +142,10 @@ pub fn exec_ldmatrix(
 ) -> Result<(), (usize, AccessFault)> {
     let count = count as usize;
     let mut rows = [[0u16; 8]; 32];
-    acc.space = m.space;
-    acc.bytes = 16;
-    acc.addrs.clear();
+    let addrs = memory_ops::addresses(w, env, m);
+    acc.begin(m, 16, &addrs, (((1u64 << (8 * count)) - 1) & u64::from(u32::MAX)) as u32);
     for (lane, row) in rows.iter_mut().enumerate().take(8 * count) {
-        let addr = memory_ops::address(w, env, m, lane);
-        acc.addrs.push(addr);
+        let addr = addrs[lane];
         for (e, v) in row.iter_mut().enumerate() {
             let a = addr.wrapping_add(2 * e as u64);
             *v = memory_ops::load(mem, &mut w.local, m.space, a, lane, 2).map_err(|f| (lane, f))? as u16;

@@ -51,7 +51,9 @@
 //! | [`occupancy`] | NVIDIA's exact occupancy rules (cc 1.3–9.0), GCN3 dispatch limits, the three curves |
 //! | [`ir`] | the IR: modules, functions, blocks, typed instructions, text form, verifier |
 //! | [`ptx`] | the PTX front end: lexer, parser → AST, lowering → IR, emitter IR → PTX |
+//! | [`exec`] | the functional SIMT executor: launch setups, device memory, warps, instruction streams |
 //! | [`analysis`] | static analyses: CFG, (post-)dominators, loops, liveness, allocation, uniformity, use counts |
+//! | [`timing`] | cycle-level SM model: CTA dispatch, schedulers, scoreboard, register-file schemes, memory, reports |
 //!
 //! No function in this crate panics on any input: bad input is returned as a value.
 
@@ -61,7 +63,9 @@ extern crate alloc;
 
 pub mod analysis;
 pub mod diagnostic;
+pub mod exec;
 pub mod gpu;
 pub mod ir;
 pub mod occupancy;
 pub mod ptx;
+pub mod timing;

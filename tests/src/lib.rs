@@ -42,3 +42,10 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
         }
     }
 }
+
+pub mod filetest;
+pub mod timing_case;
+
+pub mod bfs;
+pub mod exec_case;
+pub mod units;

@@ -1,11 +1,149 @@
-//! `reglab exec`: not available yet (the functional executor).
+//! `reglab exec FILE.ptx --launch L.json [--json]`: runs a kernel functionally with a launch setup
+//! (see `docs/launch-format.md`) and prints the output buffers and instruction counts.
+//!
+//! ```text
+//! $ reglab exec bfs.ptx --launch bfs.launch.json --json
+//! {"outputs": {"5": [0, 1, 2, 1, 1, 2]}, "warp_instructions": 396, "thread_instructions": 1126, ...}
+//! $ reglab exec oob.ptx --launch l.json --json        # exit code 1
+//! {"error": {"kind": "fault", "kernel": "k", "line": 14, "thread": [40, 0, 0], ...}}
+//! $ reglab exec kernel.ptx --propose                   # a launch setup to start from
+//! ```
+//!
+//! Exit codes: 0 success; 1 the kernel or setup has errors (compile errors, invalid launch,
+//! fault, budget exceeded, unsupported instruction, trap, deadlock); 2 usage errors (unreadable
+//! files, missing options).
 
+use std::io::Write as _;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
+use sim_core::diagnostic::LineIndex;
+use sim_core::exec::{ExecError, LaunchSetup, Run, RunOptions, RunResult};
+
 /// Arguments of `reglab exec`.
-pub type Args = super::Pending;
+#[derive(clap::Args)]
+pub struct Args {
+    /// The PTX file.
+    pub file: PathBuf,
+    /// The launch setup (JSON).
+    #[arg(long, short)]
+    pub launch: Option<PathBuf>,
+    /// Print JSON (results, or `{"error": …}`).
+    #[arg(long)]
+    pub json: bool,
+    /// Override the warp-instruction budget.
+    #[arg(long)]
+    pub budget: Option<u64>,
+    /// Print a proposed launch setup for the kernel instead of running.
+    #[arg(long)]
+    pub propose: bool,
+    /// The kernel for `--propose` (default: the first kernel).
+    #[arg(long)]
+    pub kernel: Option<String>,
+}
+
+fn read(path: &PathBuf, what: &str) -> Result<String, ExitCode> {
+    std::fs::read_to_string(path).map_err(|e| {
+        eprintln!("reglab exec: cannot read {what} {}: {e}", path.display());
+        ExitCode::from(2)
+    })
+}
 
 /// Runs the subcommand.
-pub fn run(_args: &Args) -> ExitCode {
-    super::not_available("exec", "the functional executor")
+pub fn run(args: &Args) -> ExitCode {
+    let src = match read(&args.file, "PTX file") {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let name = args.file.display().to_string();
+    let module = match sim_core::ptx::compile(&src) {
+        Ok(m) => m,
+        Err(diags) => {
+            let index = LineIndex::new(&src);
+            let mut stderr = std::io::stderr().lock();
+            for d in &diags {
+                let _ = stderr.write_all(d.render_text(&name, &src, &index).as_bytes());
+            }
+            if args.json {
+                let message = diags.first().map(|d| d.message.clone()).unwrap_or_default();
+                print_json(&serde_json::json!({"error": {"kind": "compile_error", "message": message}}));
+            }
+            return ExitCode::from(1);
+        }
+    };
+    if args.propose {
+        let kernel = match &args.kernel {
+            Some(k) => k.clone(),
+            None => match sim_core::exec::plan::kernel_names(&module).into_iter().next() {
+                Some(k) => k,
+                None => {
+                    eprintln!("reglab exec: {name} has no kernel");
+                    return ExitCode::from(1);
+                }
+            },
+        };
+        println!("{}", sim_core::exec::propose_launch(&module, &kernel).to_json());
+        return ExitCode::SUCCESS;
+    }
+    let Some(launch) = &args.launch else {
+        eprintln!("reglab exec: --launch L.json is required (or --propose to get one)");
+        return ExitCode::from(2);
+    };
+    let text = match read(launch, "launch setup") {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let outcome = LaunchSetup::from_json(&text)
+        .map_err(ExecError::from)
+        .and_then(|setup| Run::new(&module, &setup, RunOptions { budget: args.budget, ..RunOptions::default() }))
+        .and_then(|mut run| run.run_to_end());
+    match outcome {
+        Ok(result) => {
+            if args.json {
+                print_json(&result);
+            } else {
+                print_text(&result);
+            }
+            ExitCode::SUCCESS
+        }
+        Err(mut e) => {
+            e.locate(&src);
+            if args.json {
+                print_json(&serde_json::json!({ "error": e }));
+            } else {
+                eprintln!("{name}: {e}");
+            }
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn print_json<T: serde::Serialize>(value: &T) {
+    match serde_json::to_string(value) {
+        Ok(s) => println!("{s}"),
+        Err(e) => eprintln!("reglab exec: cannot print JSON: {e}"),
+    }
+}
+
+fn print_text(r: &RunResult) {
+    let mut out = String::new();
+    for (i, values) in &r.outputs {
+        let shown: Vec<String> = values.iter().take(16).map(|v| v.to_text()).collect();
+        let more = if values.len() > 16 { format!(" … ({} values)", values.len()) } else { String::new() };
+        out.push_str(&format!("params[{i}]: {}{more}\n", shown.join(" ")));
+    }
+    for l in &r.launches {
+        out.push_str(&format!(
+            "launch {} grid {:?} block {:?}: {} warp-instructions, {} thread-instructions\n",
+            l.kernel, l.grid, l.block, l.warp_instructions, l.thread_instructions
+        ));
+    }
+    out.push_str(&format!(
+        "total: {} warp-instructions, {} thread-instructions, {} round(s)\n",
+        r.warp_instructions, r.thread_instructions, r.rounds
+    ));
+    for w in &r.warnings {
+        out.push_str(&format!("warning: {w}\n"));
+    }
+    print!("{out}");
 }

@@ -1,0 +1,113 @@
+//! `reglab exec` end to end: all 20 ZLUDA unit kernels and Rodinia BFS through the binary with
+//! JSON launch files, exact outputs; structured errors with exit code 1; usage errors with 2;
+//! `--propose` prints a setup that runs.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use reglab_tests::bfs::{parse_costs, sample_setup};
+use reglab_tests::corpus_dir;
+use reglab_tests::units::unit_cases;
+use serde_json::Value as Json;
+use sim_core::exec::{ElemType, Value};
+
+fn temp(name: &str, text: &str) -> PathBuf {
+    let path = std::env::temp_dir().join(format!("reglab-exec-{}-{name}", std::process::id()));
+    let written = std::fs::write(&path, text);
+    assert!(written.is_ok(), "cannot write {}", path.display());
+    path
+}
+
+/// Runs `reglab exec` and returns (exit code, parsed stdout).
+fn exec(args: &[&str]) -> (i32, Json) {
+    let out = Command::new(env!("CARGO_BIN_EXE_reglab")).arg("exec").args(args).output();
+    assert!(out.is_ok(), "cannot run reglab");
+    let Ok(out) = out else { return (-1, Json::Null) };
+    let json = serde_json::from_slice(&out.stdout).unwrap_or(Json::Null);
+    (out.status.code().unwrap_or(-1), json)
+}
+
+fn bits(values: &Json, ty: ElemType) -> Vec<u64> {
+    let values: Vec<Value> = serde_json::from_value(values.clone()).unwrap_or_default();
+    values.iter().map(|v| v.to_bits(ty).unwrap_or(u64::MAX)).collect()
+}
+
+#[test]
+fn unit_kernels_through_the_binary() {
+    let cases = unit_cases(&corpus_dir());
+    assert_eq!(cases.len(), 20);
+    for case in &cases {
+        let src = std::fs::read_to_string(&case.ptx).unwrap_or_default();
+        let module = sim_core::ptx::compile(&src).unwrap_or_default();
+        let nparams = module.functions.values().find(|f| f.name == case.kernel).map_or(0, |f| f.params.len());
+        let launch = temp(&format!("{}.json", case.name), &case.setup(nparams).to_json());
+        let ptx = case.ptx.display().to_string();
+        let (code, json) = exec(&[&ptx, "--launch", &launch.display().to_string(), "--json"]);
+        assert_eq!(code, 0, "{}: {json}", case.name);
+        let last = json["outputs"].as_object().and_then(|o| o.values().next_back()).cloned().unwrap_or(Json::Null);
+        assert_eq!(bits(&last, case.output.0), case.expected_bits(), "{}", case.name);
+        let _ = std::fs::remove_file(launch);
+    }
+}
+
+#[test]
+fn bfs_through_the_binary() {
+    let setup = sample_setup(&corpus_dir());
+    assert!(setup.is_some(), "SampleGraph missing");
+    let Some(setup) = setup else { return };
+    let launch = temp("bfs.json", &setup.to_json());
+    let ptx = corpus_dir().join("gpgpu-sim/pr219_bfs.1.sm_20.ptx").display().to_string();
+    let (code, json) = exec(&[&ptx, "--launch", &launch.display().to_string(), "--json"]);
+    assert_eq!(code, 0, "{json}");
+    let got: Vec<i64> = bits(&json["outputs"]["5"], ElemType::S32).iter().map(|&b| b as u32 as i32 as i64).collect();
+    let expected = std::fs::read_to_string(corpus_dir().join("gpgpu-sim/pr219_bfs.result_SampleGraph.txt"));
+    assert_eq!(got, parse_costs(&expected.unwrap_or_default()));
+    assert!(json["warp_instructions"].as_u64().unwrap_or(0) > 0);
+    assert!(json["thread_instructions"].as_u64().unwrap_or(0) > 0);
+    let _ = std::fs::remove_file(launch);
+}
+
+#[test]
+fn structured_errors_and_exit_codes() {
+    let cases = reglab_tests::filetest::cases_dir("exec");
+    let oob = cases.join("oob_global.ptx").display().to_string();
+    let src = std::fs::read_to_string(&oob).unwrap_or_default();
+    let launch = temp("oob.json", reglab_tests::exec_case::launch_header(&src).unwrap_or("{}"));
+    let (code, json) = exec(&[&oob, "--launch", &launch.display().to_string(), "--json"]);
+    assert_eq!(code, 1);
+    assert_eq!(json["error"]["kind"], "fault");
+    assert_eq!(json["error"]["space"], "global");
+    assert_eq!(json["error"]["cta"], serde_json::json!([2, 0, 0]));
+    assert_eq!(json["error"]["line"], 21);
+
+    let bad = temp("bad.json", r#"{"kernel": "k", "params": [], "grid": "x"}"#);
+    let (code, json) = exec(&[&oob, "--launch", &bad.display().to_string(), "--json"]);
+    assert_eq!(code, 1);
+    assert_eq!(json["error"]["kind"], "invalid_launch");
+
+    let endless = cases.join("endless_loop.ptx").display().to_string();
+    let src = std::fs::read_to_string(&endless).unwrap_or_default();
+    let l2 = temp("endless.json", reglab_tests::exec_case::launch_header(&src).unwrap_or("{}"));
+    let (code, json) = exec(&[&endless, "--launch", &l2.display().to_string(), "--json", "--budget", "500"]);
+    assert_eq!(code, 1);
+    assert_eq!(json["error"]["kind"], "budget_exceeded");
+    assert_eq!(json["error"]["executed"], 500);
+
+    assert_eq!(exec(&[&oob, "--json"]).0, 2, "missing --launch is a usage error");
+    assert_eq!(exec(&["/nonexistent.ptx", "--launch", "x.json"]).0, 2);
+    for p in [launch, bad, l2] {
+        let _ = std::fs::remove_file(p);
+    }
+}
+
+#[test]
+fn proposed_setups_run() {
+    let ptx = corpus_dir().join("zluda/vectorAdd_kernel64.ptx").display().to_string();
+    let out = Command::new(env!("CARGO_BIN_EXE_reglab")).args(["exec", &ptx, "--propose"]).output();
+    let text = out.map(|o| String::from_utf8_lossy(&o.stdout).into_owned()).unwrap_or_default();
+    assert!(sim_core::exec::LaunchSetup::from_json(&text).is_ok(), "{text}");
+    let launch = temp("proposed.json", &text);
+    let (code, json) = exec(&[&ptx, "--launch", &launch.display().to_string(), "--json"]);
+    assert_eq!(code, 0, "{json}");
+    let _ = std::fs::remove_file(launch);
+}

@@ -1,0 +1,52 @@
+//! The functional SIMT executor: runs PTX kernels of the IR with a launch setup and gives their
+//! outputs, instruction counts, and — for the timing model — each warp's dynamic instruction
+//! stream, CTA by CTA.
+//!
+//! ```text
+//! .visible .entry add(.param .u64 in, .param .u64 out) {
+//!   ld.param.u64 %rd1, [in]; ld.u64 %rd2, [%rd1]; add.u64 %rd2, %rd2, 1; ...
+//! }
+//! // run(&module, &LaunchSetup { kernel: "add", params: [buffer u64 [1], buffer u64 [0]], .. })
+//! //   → outputs {1: [2]}, warp_instructions 6
+//! ```
+//!
+//! How it works: [`plan`] checks the [`LaunchSetup`]; [`image`] lays out the module's `.global`
+//! and `.const` data; buffers are allocated in [`memory`] at separated addresses; [`decode`]
+//! turns the kernel and its callees into a flat [`program`] with reconvergence points from the
+//! post-dominator analysis. A [`Run`] then executes CTA after CTA ([`cta`]): warps one at a time
+//! until a barrier ([`execute`], [`warp`], [`simt_stack`], [`calls`]), instructions by family
+//! ([`semantics`]). Everything is deterministic: CTAs in linear order, warps in index order,
+//! lanes in ascending order (also for atomics), no hashing, no host time. `%clock`, `%clock64`
+//! and `%globaltimer` read the warp's count of executed warp-instructions. `vprintf` is a no-op
+//! returning 0; textures, surfaces and calls to functions the module does not define end the run
+//! with an "unsupported here" error naming the instruction.
+
+pub mod calls;
+pub mod cta;
+pub mod decode;
+pub mod error;
+pub mod execute;
+pub mod image;
+pub mod launch;
+pub mod memory;
+pub mod plan;
+pub mod program;
+pub mod propose;
+pub mod run;
+pub mod semantics;
+pub mod simt_stack;
+pub mod stream;
+pub mod value;
+pub mod warp;
+
+pub use error::{ExecError, Fault, Site};
+pub use execute::Counters;
+pub use launch::{
+    BufferSpec, Init, LaunchSetup, LaunchStep, ParamSpec, Repeat, ScalarSpec, ScalarValue, DEFAULT_BUDGET,
+};
+pub use memory::{FaultReason, Space};
+pub use plan::{LaunchError, Plan};
+pub use propose::propose_launch;
+pub use run::{run, LaunchStats, Progress, Run, RunOptions, RunResult};
+pub use stream::{CtaTrace, RecordKind, TraceOptions, TraceRecord, WarpTrace};
+pub use value::{ElemType, Value};

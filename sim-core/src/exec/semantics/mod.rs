@@ -1,0 +1,29 @@
+//! The meaning of each instruction family, lane by lane. Every function here takes the warp, the
+//! CTA's special-register values and the lanes that execute (active and guard true), reads its
+//! sources, and writes its destinations only in those lanes.
+//!
+//! ```text
+//! add.rz.f32 %f1, %f2, %f3;   // float::exec → round::round(two_sum(a, b), F32, Zero)
+//! ```
+//!
+//! | module | instructions |
+//! |---|---|
+//! | [`int`] | integer arithmetic, logic, shifts, carry chains |
+//! | [`bits`] | popc/clz/brev/bfind/bfe/bfi/fns/bmsk/szext, prmt, lop3, shf, dp4a/dp2a, vector moves |
+//! | [`round`] | correctly rounded conversion of exact values into any small float format |
+//! | [`float`] | f32/f64/f16/bf16 (and x2) arithmetic with rounding modes, ftz, sat, relu |
+//! | [`compare`] | setp, set, selp, slct, testp, predicate logic |
+//! | [`convert`] | cvt in all combinations, f16/bf16/fp8 packing |
+//! | [`memory_ops`] | ld/st/atom/red/cp.async |
+//! | [`warp_ops`] | vote, shfl, activemask, redux, match, elect |
+//! | [`tensor`] | mma (m16n8k8/k16, f16/bf16), ldmatrix |
+
+pub mod bits;
+pub mod compare;
+pub mod convert;
+pub mod float;
+pub mod int;
+pub mod memory_ops;
+pub mod round;
+pub mod tensor;
+pub mod warp_ops;

@@ -14,7 +14,7 @@ use gloo::events::EventListener;
 use gloo::timers::callback::Timeout;
 use yew::prelude::*;
 
-use crate::components::{Editor, ExamplesPicker, Header, Results};
+use crate::components::{Editor, ExamplesPicker, Header, LabArea, Results};
 use crate::examples::{self, EXAMPLES};
 use crate::state::{Action, AppContext, AppState, StorageStatus};
 use crate::storage;
@@ -43,13 +43,15 @@ pub fn app() -> Html {
 
 /// The saved text if there is one, else the default example.
 fn initial_state() -> AppState {
-    match storage::load_source() {
+    let lab = crate::lab::LabState::restored(storage::load_launch().as_deref());
+    let state = match storage::load_source() {
         Some(text) => {
             let example = EXAMPLES.iter().find(|e| e.source == text).map(|e| e.id);
             AppState::new(text, example, StorageStatus::Restored)
         }
         None => AppState::with_default_example(),
-    }
+    };
+    state.with_lab(lab)
 }
 
 /// Saves the text after every edit (large texts after a pause, and on `pagehide` if one is pending).
@@ -142,6 +144,7 @@ fn workspace() -> Html {
                 </section>
                 <Results analysis={state.analysis.clone()} stale={stale} on_reveal={(*on_reveal).clone()} />
             </main>
+            <LabArea />
         </div>
     }
 }

@@ -16,9 +16,16 @@
 pub mod app;
 pub mod components;
 pub mod examples;
+pub mod export;
 pub mod highlight;
+pub mod lab;
+pub mod lab_hooks;
+pub mod launch_model;
 pub mod model;
+pub mod report_charts;
+pub mod run_job;
 pub mod state;
 pub mod storage;
+pub mod worker_client;
 
 pub use app::App;

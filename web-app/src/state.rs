@@ -10,6 +10,7 @@ use std::rc::Rc;
 use yew::{AttrValue, Reducible, UseReducerHandle};
 
 use crate::examples;
+use crate::lab::{LabAction, LabState};
 use crate::model::{self, Analysis};
 
 /// Texts up to this size are analysed on every edit; larger ones after a pause in typing
@@ -35,6 +36,8 @@ pub struct AppState {
     pub reveal: Option<Reveal>,
     /// Whether the text is kept in local storage.
     pub storage: StorageStatus,
+    /// Launch setup, GPU, schemes and the timing run (`lab.rs`).
+    pub lab: Rc<LabState>,
 }
 
 /// "Show line `line` in the editor"; `seq` makes repeated requests for the same line distinct.
@@ -74,6 +77,8 @@ pub enum Action {
     RevealLine(u32),
     /// The result of the latest attempt to save the text.
     Storage(StorageStatus),
+    /// A change of the launch setup or the run (`lab.rs`).
+    Lab(LabAction),
 }
 
 /// The reducer handle components get from context.
@@ -84,13 +89,28 @@ impl AppState {
     pub fn new(source: impl Into<AttrValue>, example: Option<&'static str>, storage: StorageStatus) -> Self {
         let source = source.into();
         let analysis = Rc::new(model::analyze(&source, 0));
-        AppState { source, revision: 0, analysis, example, modified: false, replaced: None, reveal: None, storage }
+        AppState {
+            source,
+            revision: 0,
+            analysis,
+            example,
+            modified: false,
+            replaced: None,
+            reveal: None,
+            storage,
+            lab: Rc::default(),
+        }
     }
 
     /// The first-visit state: the default example.
     pub fn with_default_example() -> Self {
         let example = examples::default_example();
         AppState::new(example.map_or("", |e| e.source), example.map(|e| e.id), StorageStatus::Fresh)
+    }
+
+    /// The state with `lab` as its lab part (a launch restored from storage).
+    pub fn with_lab(self, lab: LabState) -> Self {
+        AppState { lab: Rc::new(lab), ..self }
     }
 
     /// True while `analysis` lags behind `source`.
@@ -142,6 +162,13 @@ impl Reducible for AppState {
             }
             Action::Storage(status) if status == self.storage => self,
             Action::Storage(status) => Rc::new(AppState { storage: status, ..(*self).clone() }),
+            Action::Lab(action) => {
+                let lab = self.lab.reduce(action, &self.source);
+                if lab == *self.lab {
+                    return self;
+                }
+                Rc::new(AppState { lab: Rc::new(lab), ..(*self).clone() })
+            }
         }
     }
 }
@@ -157,5 +184,6 @@ impl PartialEq for AppState {
             && self.replaced == other.replaced
             && self.reveal == other.reveal
             && self.storage == other.storage
+            && self.lab == other.lab
     }
 }

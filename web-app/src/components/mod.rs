@@ -1,12 +1,23 @@
 //! View components. Each takes its data as props and reports user intent through callbacks; the
 //! `Workspace` in `app.rs` connects them to the `AppState` context.
 
+pub mod charts;
 pub mod editor;
 pub mod examples_picker;
+pub mod gpu_select;
 pub mod header;
+pub mod lab_area;
+pub mod launch_editor;
 pub mod results;
+pub mod run_panel;
+pub mod run_results;
 
 pub use editor::Editor;
 pub use examples_picker::ExamplesPicker;
+pub use gpu_select::GpuSelect;
 pub use header::Header;
+pub use lab_area::LabArea;
+pub use launch_editor::LaunchEditor;
 pub use results::Results;
+pub use run_panel::RunPanel;
+pub use run_results::RunResults;

@@ -9,4 +9,4 @@ cd "$here"
 if [ ! -d node_modules/playwright-core ]; then
   npm ci --no-audit --no-fund
 fi
-exec node --test --test-concurrency=1 "$here/reglab.test.mjs"
+exec node --test --test-concurrency=1 "$here/reglab.test.mjs" "$here/run.test.mjs"

@@ -118,7 +118,8 @@ test('a bad launch shows an error and never crashes', async () => {
     await page.locator('#launch-invalid').waitFor();
     assert.match(await page.locator('#launch-invalid').textContent(), /block/i);
     assert.equal(await page.locator('#run-button').isDisabled(), true);
-    await page.locator('#block-0').fill('abc');
+    await page.locator('#block-0').fill('-1');
+    await page.locator('#launch-edit-error').waitFor();
     await page.locator('#launch-json-toggle').click();
     await page.locator('#launch-json').fill('{ "grid": [1,1,1], "oops": 1 }');
     await page.locator('#launch-edit-error').waitFor();

@@ -2,6 +2,7 @@
 //! Pure Rust over `sim-core`, so it is tested natively; `worker_main.rs` is only the glue.
 //!
 //! ```text
+//! worker → page   {"type":"ready"}            (its wasm has loaded)
 //! page → worker   RunRequest { ptx, launch, gpu, schemes }
 //! worker → page   {"type":"progress","fraction":0.4,"warp_instructions":81920,"cycles":12000} …
 //!                 {"type":"done","reports":[Report, …]}  or  {"type":"failed","kind":"fault",…}
@@ -75,6 +76,8 @@ impl RunFailure {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum WorkerReply {
+    /// The worker has loaded and listens (messages sent before that would be lost).
+    Ready,
     /// The run advanced.
     Progress(RunProgress),
     /// One report per scheme, in the order asked.

@@ -2,7 +2,8 @@
 //! works from any sub-path), turns its messages into `LabAction`s, and terminates it on Cancel.
 //!
 //! ```text
-//! start(req) → terminate the old worker → new Worker("./worker_loader.js") → postMessage(JSON)
+//! start(req) → terminate the old worker → new Worker("./worker_loader.js")
+//!   onmessage {"type":"ready"} → postMessage(request JSON)
 //!   onmessage {"type":"progress"…} → Lab(RunProgress(id, p)); {"type":"done"…} → Lab(RunFinished)
 //! cancel()   → worker.terminate() → Lab(Cancel)
 //! ```
@@ -100,9 +101,17 @@ mod imp {
         };
         let d = dispatch.clone();
         let done = held.clone();
+        let (me, request) = (worker.clone(), serde_json::to_string(req).unwrap_or_default());
         let onmessage = Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| {
             let text = event.data().as_string().unwrap_or_default();
             let action = match serde_json::from_str::<WorkerReply>(&text) {
+                Ok(WorkerReply::Ready) => match me.post_message(&JsValue::from_str(&request)) {
+                    Ok(()) => return,
+                    Err(e) => LabAction::RunFinished(
+                        id,
+                        Err(RunFailure::new("worker", format!("cannot send the run: {e:?}"))),
+                    ),
+                },
                 Ok(WorkerReply::Progress(p)) => LabAction::RunProgress(id, p),
                 Ok(WorkerReply::Done { reports }) => LabAction::RunFinished(id, Ok(Rc::new(reports))),
                 Ok(WorkerReply::Failed(f)) => LabAction::RunFinished(id, Err(f)),
@@ -122,11 +131,14 @@ mod imp {
             }
         });
         worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
-        let text = serde_json::to_string(req).unwrap_or_default();
-        if let Err(e) = worker.post_message(&JsValue::from_str(&text)) {
-            worker.terminate();
-            return fail(format!("cannot send the run to the worker: {e:?}"));
-        }
+        let d = dispatch.clone();
+        let onerror = Closure::<dyn Fn(web_sys::ErrorEvent)>::new(move |e: web_sys::ErrorEvent| {
+            let f = RunFailure::new("worker", format!("the worker stopped: {}", e.message()));
+            d.emit(Action::Lab(LabAction::RunFinished(id, Err(f))));
+        });
+        worker.set_onerror(Some(onerror.as_ref().unchecked_ref()));
+        // Small and once per run; it must outlive the worker's last event.
+        onerror.forget();
         *held.borrow_mut() = Some((worker, onmessage));
     }
 }

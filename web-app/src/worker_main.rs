@@ -27,6 +27,8 @@ fn main() {
     });
     scope.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
     onmessage.forget();
+    let ready = serde_json::to_string(&WorkerReply::Ready).unwrap_or_default();
+    let _ = scope.post_message(&JsValue::from_str(&ready));
 }
 
 #[cfg(not(target_arch = "wasm32"))]

@@ -13,6 +13,10 @@ use sim_core::exec::LaunchSetup;
 use sim_core::gpu::presets;
 use sim_core::timing::{Report, Simulation, TimingError, TimingOptions};
 
+/// Cycles between occupancy samples (the model doubles it to keep at most 1024 samples), small
+/// enough that short runs still get an occupancy curve.
+pub const SAMPLE_INTERVAL_CYCLES: u64 = 16;
+
 /// Cycles simulated between two progress messages.
 pub const CHUNK_CYCLES: u64 = 20_000;
 
@@ -129,8 +133,14 @@ pub fn execute(req: &RunRequest, mut progress: impl FnMut(RunProgress)) -> Resul
     }
     sim_core::exec::plan::plan(&module, &req.launch).map_err(|e| RunFailure::new("invalid_launch", e.message))?;
     let schemes: Vec<&str> = req.schemes.iter().map(String::as_str).collect();
-    let mut sim =
-        Simulation::from_launch(&module, &req.launch, &gpu, &schemes, TimingOptions::default()).map_err(from_timing)?;
+    let mut sim = Simulation::from_launch(
+        &module,
+        &req.launch,
+        &gpu,
+        &schemes,
+        TimingOptions { sample_interval_cycles: SAMPLE_INTERVAL_CYCLES, ..TimingOptions::default() },
+    )
+    .map_err(from_timing)?;
     loop {
         let p = sim.step(CHUNK_CYCLES).map_err(from_timing)?;
         if p.finished {

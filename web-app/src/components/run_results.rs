@@ -36,7 +36,7 @@ pub fn run_results(props: &RunResultsProps) -> Html {
         })
     };
     let bar = |id: &'static str, title: &'static str, note: Option<&'static str>, data: BarData| {
-        html! { <Chart id={id} title={title} note={note.map(AttrValue::from)} body={bar_chart(&data)} table={data.table()} /> }
+        html! { <Chart id={id} title={title} note={note.map(AttrValue::from)} body={bar_chart(&data)} table={data.table()} frame={data.frame()} /> }
     };
     let occ = rc::occupancy(reports);
     html! {
@@ -53,7 +53,8 @@ pub fn run_results(props: &RunResultsProps) -> Html {
                 { bar("ipc-thread", "IPC (thread-instructions per cycle)", Some("Active-lane instructions per core cycle (GPGPU-Sim's IPC)."), rc::ipc_thread(reports)) }
                 { bar("speedup", "Speed-up vs baseline", None, rc::speedup(reports)) }
                 { bar("stalls", "Stall breakdown", Some("Every scheduler cycle has one cause; bars add up to 100%."), rc::stalls(reports)) }
-                <Chart id="occupancy" title="Achieved occupancy over time" body={line_chart(&occ)} table={occ.table()} />
+                <Chart id="occupancy" title="Achieved occupancy over time" body={line_chart(&occ)} table={occ.table()} frame={occ.frame()}
+                       note={AttrValue::from(format!("Resident warps / (SMs × maximum warps per SM), sampled every {} cycles.", reports.first().map_or(0, |r| r.occupancy_over_time.interval_cycles)))} />
                 { bar("regfile", "Register-file reads, writes and bank conflicts", None, rc::register_file(reports)) }
                 { bar("reads-per-value", "Reads per produced value", None, rc::reads_per_value(reports)) }
             </div>

@@ -53,6 +53,14 @@ impl Frame {
         self.top + self.plot_height() * (1.0 - f)
     }
 
+    /// The default frame grown by enough rows for a legend of `names` (one row per ~360 units).
+    pub fn with_legend(names: &[String]) -> Frame {
+        let f = Frame::default();
+        let rows = legend_layout(&f, names).last().map_or(1, |(_, row)| row + 1);
+        let extra = 15.0 * rows.saturating_sub(1) as f64;
+        Frame { height: f.height + extra, bottom: f.bottom + extra, ..f }
+    }
+
     /// The `viewBox` attribute.
     pub fn view_box(&self) -> String {
         format!("0 0 {} {}", self.width, self.height)
@@ -120,16 +128,34 @@ pub fn category_axis_label(f: &Frame, label: &str) -> Html {
     html! { <text class="axis-label" x={x.to_string()} y={y.to_string()} text-anchor="middle" font-size="11" fill="#333">{ label }</text> }
 }
 
-/// A one-row legend at the bottom of the SVG.
+/// Where each legend entry goes: `(x, row)`, wrapping at the frame's width.
+fn legend_layout(f: &Frame, names: &[String]) -> Vec<(f64, usize)> {
+    let (mut x, mut row) = (8.0, 0);
+    names
+        .iter()
+        .map(|name| {
+            let w = 22.0 + 6.5 * name.chars().count() as f64;
+            if x + w > f.width && x > 8.0 {
+                x = 8.0;
+                row += 1;
+            }
+            let at = (x, row);
+            x += w;
+            at
+        })
+        .collect()
+}
+
+/// The legend at the bottom of the SVG, wrapped into rows (see [`Frame::with_legend`]).
 pub fn legend(f: &Frame, names: &[String]) -> Html {
-    let y = f.height - 14.0;
-    let mut x = f.left;
+    let layout = legend_layout(f, names);
+    let rows = layout.last().map_or(1, |(_, r)| r + 1);
     let items: Vec<Html> = names
         .iter()
+        .zip(layout)
         .enumerate()
-        .map(|(i, name)| {
-            let at = x;
-            x += 22.0 + 6.5 * name.chars().count() as f64;
+        .map(|(i, (name, (at, row)))| {
+            let y = f.height - 6.0 - 15.0 * (rows - 1 - row) as f64;
             html! { <g>
                 <rect x={at.to_string()} y={(y - 9.0).to_string()} width="10" height="10" fill={color(i)} />
                 <text x={(at + 14.0).to_string()} y={y.to_string()} font-size="11" fill="#333">{ name.clone() }</text>

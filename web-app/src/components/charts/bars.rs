@@ -51,6 +51,15 @@ impl BarData {
             .fold(0.0, f64::max)
     }
 
+    /// The SVG frame (taller when the legend needs several rows).
+    pub fn frame(&self) -> Frame {
+        if self.series.len() > 1 {
+            Frame::with_legend(&self.series.iter().map(|s| s.name.clone()).collect::<Vec<_>>())
+        } else {
+            Frame::default()
+        }
+    }
+
     /// The same numbers as a table.
     pub fn table(&self) -> Table {
         let mut headers = vec![self.x_label.clone()];
@@ -81,7 +90,7 @@ pub fn table_num(v: f64) -> String {
 
 /// The SVG body of a bar chart.
 pub fn bar_chart(data: &BarData) -> Html {
-    let f = Frame::default();
+    let f = data.frame();
     let ticks = nice_ticks(data.y_max.unwrap_or_else(|| data.max()), 4);
     let max = ticks.last().copied().unwrap_or(1.0);
     let n = data.categories.len().max(1) as f64;

@@ -30,6 +30,11 @@ pub struct LineData {
 }
 
 impl LineData {
+    /// The SVG frame (taller when the legend needs several rows).
+    pub fn frame(&self) -> Frame {
+        Frame::with_legend(&self.series.iter().map(|s| s.name.clone()).collect::<Vec<_>>())
+    }
+
     /// The points as a table: one row per series and x.
     pub fn table(&self) -> Table {
         let headers = vec!["Series".to_owned(), self.x_label.clone(), self.y_label.clone()];
@@ -44,7 +49,7 @@ impl LineData {
 
 /// The SVG body of a line chart.
 pub fn line_chart(data: &LineData) -> Html {
-    let f = Frame::default();
+    let f = data.frame();
     let y_data = data.series.iter().flat_map(|s| s.points.iter().map(|p| p.1)).fold(0.0, f64::max);
     let ticks = nice_ticks(data.y_max.unwrap_or(y_data), 4);
     let max = ticks.last().copied().unwrap_or(1.0);

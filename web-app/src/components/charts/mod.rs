@@ -36,6 +36,9 @@ pub struct ChartProps {
     pub body: Html,
     /// The same data as a table.
     pub table: Table,
+    /// The SVG's size (from `BarData::frame` / `LineData::frame`).
+    #[prop_or_default]
+    pub frame: axes::Frame,
     /// A sentence under the title (what the unit means).
     #[prop_or_default]
     pub note: Option<AttrValue>,
@@ -53,7 +56,7 @@ pub fn chart(props: &ChartProps) -> Html {
             }
         })
     };
-    let f = axes::Frame::default();
+    let f = props.frame;
     html! {
         <figure class="chart" id={format!("chart-{}", props.id)}>
             <figcaption>

@@ -228,6 +228,20 @@ mod tests {
     }
 
     #[test]
+    fn every_example_ships_a_valid_launch() {
+        for e in examples::EXAMPLES {
+            let m = sim_core::ptx::check(e.source).module;
+            let shipped = examples::launch_for(e.id).map(LaunchSetup::from_json);
+            assert!(matches!(shipped, Some(Ok(_))), "{}: {shipped:?}", e.id);
+            if let Some(Ok(s)) = shipped {
+                assert_eq!(validate(m.as_ref(), &s), Ok(()), "{}", e.id);
+                let picked = m.as_ref().and_then(|m| initial_setup(m, None, Some(e.id)));
+                assert!(matches!(picked, Some((_, LaunchOrigin::Shipped))), "{}", e.id);
+            }
+        }
+    }
+
+    #[test]
     fn edits_change_one_field_or_explain() {
         let m = module();
         let s = propose_launch(&m, "k");

@@ -87,7 +87,7 @@ pub fn stalls(reports: &[Report]) -> BarData {
     BarData { stacked: true, y_max: Some(100.0), ..bars(reports, series, "% of scheduler cycles") }
 }
 
-/// Register-file reads, writes and bank conflicts (warp-register accesses).
+/// Register-file reads and writes (warp-register accesses) and bank conflicts (cycles lost).
 pub fn register_file(reports: &[Report]) -> BarData {
     let pick = |f: fn(&Report) -> u64| reports.iter().map(|r| f(r) as f64).collect();
     let series = vec![
@@ -95,7 +95,7 @@ pub fn register_file(reports: &[Report]) -> BarData {
         Series { name: "writes".into(), values: pick(|r| r.register_file.writes) },
         Series { name: "bank conflicts".into(), values: pick(|r| r.register_file.bank_conflicts) },
     ];
-    bars(reports, series, "warp-register accesses / conflict cycles")
+    bars(reports, series, "warp-register accesses")
 }
 
 /// Produced values by number of reads, % of values.

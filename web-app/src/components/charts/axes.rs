@@ -134,7 +134,7 @@ fn legend_layout(f: &Frame, names: &[String]) -> Vec<(f64, usize)> {
     names
         .iter()
         .map(|name| {
-            let w = 22.0 + 6.5 * name.chars().count() as f64;
+            let w = 24.0 + 7.0 * name.chars().count() as f64;
             if x + w > f.width && x > 8.0 {
                 x = 8.0;
                 row += 1;

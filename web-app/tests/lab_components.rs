@@ -52,6 +52,7 @@ async fn a_bar_chart_has_title_axes_bars_and_a_table() {
         id: AttrValue::from("ipc"),
         body: bar_chart(&d),
         table: d.table(),
+        frame: d.frame(),
         note: None,
     };
     yew::Renderer::<Chart>::with_root_and_props(root.clone(), props).render();

@@ -58,7 +58,8 @@ pub fn run_panel(props: &RunPanelProps) -> Html {
             <div class="run-controls">
                 <GpuSelect value={lab.gpu.clone()} on_change={on.reform(LabAction::Gpu)} />
                 <fieldset class="schemes" id="run-schemes"><legend>{ "Register-file schemes" }</legend>{ for schemes }</fieldset>
-                <button type="button" id="run-button" class="primary" onclick={run} disabled={running || blocked}>{ "Run" }</button>
+                <button type="button" id="run-button" class="primary" onclick={run} disabled={running || blocked}
+                        title={if blocked { "Fix the launch setup and choose a scheme first" } else { "Run the timing model in a Web Worker" }}>{ "Run" }</button>
                 if running { <button type="button" id="cancel-button" onclick={cancel}>{ "Cancel" }</button> }
             </div>
             if lab.schemes.is_empty() { <p class="field-error">{ "Choose at least one scheme." }</p> }

@@ -6,7 +6,10 @@
 //!   └─ Workspace: reads the context, passes props down, turns callbacks into `Action`s
 //!        ├─ Header + ExamplesPicker   (components/header.rs, components/examples_picker.rs)
 //!        ├─ Editor                    (components/editor.rs; markup from highlight.rs)
-//!        └─ Results                   (components/results.rs; data from model.rs)
+//!        ├─ Results                   (components/results.rs; data from model.rs)
+//!        └─ LabArea                   (components/lab_area.rs: launch editor, run panel, results
+//!             charts; state in lab.rs + launch_model.rs; runs in the Web Worker of
+//!             worker_main.rs via worker_client.rs and run_job.rs; charts in components/charts/)
 //! ```
 //!
 //! Where things live: [`model`] is the only module that calls the PTX front end; [`highlight`] turns

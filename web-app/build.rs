@@ -16,7 +16,17 @@ fn main() -> Result<(), Box<dyn Error>> {
     let entries = index.as_array().ok_or("static/examples/index.json: expected a JSON array")?;
     let mut out = String::from("/// The bundled examples, in the order of `static/examples/index.json`.\n");
     out.push_str("pub static EXAMPLES: &[Example] = &[\n");
+    // Shipped launch setups (`"launch": "<id>.launch.json"` in the index): `(id, JSON text)`.
+    let mut launches = String::from("/// The shipped launch setups: `(example id, launch JSON)`.\n");
+    launches.push_str("pub static EXAMPLE_LAUNCHES: &[(&str, &str)] = &[\n");
     for entry in entries {
+        if let (Some(id), Some(launch)) =
+            (entry.get("id").and_then(|v| v.as_str()), entry.get("launch").and_then(|v| v.as_str()))
+        {
+            let path = dir.join(launch).canonicalize()?;
+            println!("cargo:rerun-if-changed={}", path.display());
+            writeln!(launches, "    ({id:?}, include_str!({:?})),", path.display().to_string())?;
+        }
         let field = |name: &str| -> Result<String, Box<dyn Error>> {
             let value = entry.get(name).and_then(|v| v.as_str());
             Ok(value
@@ -37,6 +47,8 @@ fn main() -> Result<(), Box<dyn Error>> {
         )?;
     }
     out.push_str("];\n");
+    launches.push_str("];\n");
+    out.push_str(&launches);
     let out_path = PathBuf::from(std::env::var("OUT_DIR")?).join("examples.rs");
     std::fs::write(out_path, out)?;
     Ok(())

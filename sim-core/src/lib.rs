@@ -53,6 +53,7 @@
 //! | [`ptx`] | the PTX front end: lexer, parser → AST, lowering → IR, emitter IR → PTX |
 //! | [`exec`] | the functional SIMT executor: launch setups, device memory, warps, instruction streams |
 //! | [`analysis`] | static analyses: CFG, (post-)dominators, loops, liveness, allocation, uniformity, use counts |
+//! | [`timing`] | cycle-level SM model: CTA dispatch, schedulers, scoreboard, register-file schemes, memory, reports |
 //!
 //! No function in this crate panics on any input: bad input is returned as a value.
 
@@ -67,3 +68,4 @@ pub mod gpu;
 pub mod ir;
 pub mod occupancy;
 pub mod ptx;
+pub mod timing;

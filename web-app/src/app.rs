@@ -15,7 +15,7 @@ use gloo::timers::callback::Timeout;
 use yew::prelude::*;
 
 use crate::components::occupancy_inputs::InputCallbacks;
-use crate::components::{Editor, ExamplesPicker, Header, KernelPicker, OccupancyPanel, Results};
+use crate::components::{Editor, ExamplesPicker, Header, KernelPicker, LabArea, OccupancyPanel, Results};
 use crate::examples::{self, EXAMPLES};
 use crate::model::occupancy::preset_choices;
 use crate::settings::Settings;
@@ -50,6 +50,7 @@ pub fn app() -> Html {
 
 /// The saved text if there is one, else the default example; the saved settings if any.
 fn initial_state() -> AppState {
+    let lab = crate::lab::LabState::restored(storage::load_launch().as_deref());
     let state = match storage::load_source() {
         Some(text) => {
             let example = EXAMPLES.iter().find(|e| e.source == text).map(|e| e.id);
@@ -57,10 +58,11 @@ fn initial_state() -> AppState {
         }
         None => AppState::with_default_example(),
     };
-    match storage::load_settings() {
+    let state = match storage::load_settings() {
         Some(text) => state.with_settings(Settings::from_text(&text)),
         None => state,
-    }
+    };
+    state.with_lab(lab)
 }
 
 /// Saves the settings (kernel, GPU, launch) whenever they change after the first render.
@@ -207,6 +209,7 @@ fn workspace() -> Html {
                     callbacks={(*callbacks).clone()}
                 />
             </main>
+            <LabArea />
         </div>
     }
 }

@@ -27,6 +27,11 @@ pub fn find(id: &str) -> Option<&'static Example> {
     EXAMPLES.iter().find(|e| e.id == id)
 }
 
+/// The launch setup (JSON) shipped with the example of this id, if any.
+pub fn launch_for(id: &str) -> Option<&'static str> {
+    EXAMPLE_LAUNCHES.iter().find(|(e, _)| *e == id).map(|(_, text)| *text)
+}
+
 /// What the editor shows when nothing was saved: the vector-add kernel.
 pub fn default_example() -> Option<&'static Example> {
     find("vector_add").or(EXAMPLES.first())

@@ -8,6 +8,11 @@
 //!        ├─ KernelPicker + Editor     (components/editor.rs + listing.rs: live registers per line)
 //!        ├─ Results                   (components/results.rs + pressure.rs; data from model/)
 //!        └─ OccupancyPanel            (components/occupancy.rs + occupancy_inputs.rs + chart.rs)
+//!        ├─ Editor                    (components/editor.rs; markup from highlight.rs)
+//!        ├─ Results                   (components/results.rs; data from model.rs)
+//!        └─ LabArea                   (components/lab_area.rs: launch editor, run panel, results
+//!             charts; state in lab.rs + launch_model.rs; runs in the Web Worker of
+//!             worker_main.rs via worker_client.rs and run_job.rs; charts in components/charts/)
 //! ```
 //!
 //! Where things live: [`model`] is the only module that calls `sim-core` (front end, analyses,
@@ -20,10 +25,17 @@ pub mod app;
 pub mod chart;
 pub mod components;
 pub mod examples;
+pub mod export;
 pub mod highlight;
+pub mod lab;
+pub mod lab_hooks;
+pub mod launch_model;
 pub mod model;
+pub mod report_charts;
+pub mod run_job;
 pub mod settings;
 pub mod state;
 pub mod storage;
+pub mod worker_client;
 
 pub use app::App;

@@ -12,6 +12,7 @@ use std::rc::Rc;
 use yew::{AttrValue, Reducible, UseReducerHandle};
 
 use crate::examples;
+use crate::lab::{LabAction, LabState};
 use crate::model::kernel::{cheap_to_analyse, kernel_view, KernelStatus, KernelView};
 use crate::model::occupancy::{gpu_config, gpu_sm, occupancy_view, GpuSettings, OccupancyView};
 use crate::model::{self, Analysis};
@@ -46,6 +47,8 @@ pub struct AppState {
     pub kernel: Rc<KernelView>,
     /// The occupancy of the selected kernel on the GPU with the launch of `settings`.
     pub occupancy: Rc<OccupancyView>,
+    /// Launch setup, GPU, schemes and the timing run (`lab.rs`).
+    pub lab: Rc<LabState>,
 }
 
 /// "Show line `line` in the editor"; `seq` makes repeated requests for the same line distinct.
@@ -96,6 +99,8 @@ pub enum Action {
     EditGpu(GpuField, Option<u32>),
     /// Change one field of the launch (`None`: the kernel's or the default value).
     EditLaunch(LaunchField, Option<u64>),
+    /// A change of the launch setup or the run (`lab.rs`).
+    Lab(LabAction),
 }
 
 /// The reducer handle components get from context.
@@ -118,6 +123,7 @@ impl AppState {
             settings: Settings::default(),
             kernel: Rc::default(),
             occupancy: Rc::new(occupancy_view(&KernelView::default(), &Default::default(), &Default::default())),
+            lab: Rc::default(),
         };
         state.refresh_kernel()
     }
@@ -135,6 +141,11 @@ impl AppState {
     pub fn with_default_example() -> Self {
         let example = examples::default_example();
         AppState::new(example.map_or("", |e| e.source), example.map(|e| e.id), StorageStatus::Fresh)
+    }
+
+    /// The state with `lab` as its lab part (a launch restored from storage).
+    pub fn with_lab(self, lab: LabState) -> Self {
+        AppState { lab: Rc::new(lab), ..self }
     }
 
     /// True while `analysis` lags behind `source`.
@@ -245,6 +256,13 @@ impl Reducible for AppState {
             }
             Action::EditGpu(field, value) => self.settings_action(|s| s.set_gpu(field, value)),
             Action::EditLaunch(field, value) => self.settings_action(|s| s.set_launch(field, value)),
+            Action::Lab(action) => {
+                let lab = self.lab.reduce(action, &self.source);
+                if lab == *self.lab {
+                    return self;
+                }
+                Rc::new(AppState { lab: Rc::new(lab), ..(*self).clone() })
+            }
         }
     }
 }
@@ -272,5 +290,6 @@ impl PartialEq for AppState {
             && self.settings == other.settings
             && Rc::ptr_eq(&self.kernel, &other.kernel)
             && Rc::ptr_eq(&self.occupancy, &other.occupancy)
+            && self.lab == other.lab
     }
 }

@@ -36,6 +36,19 @@ pub fn save_settings(text: &str) -> bool {
     imp::set(SETTINGS_KEY, text)
 }
 
+/// The key of the launch setup (JSON text of `sim_core::exec::LaunchSetup`).
+pub const LAUNCH_KEY: &str = "reglab.v1.launch";
+
+/// The saved launch setup (JSON text), if any.
+pub fn load_launch() -> Option<String> {
+    imp::get(LAUNCH_KEY)
+}
+
+/// Saves the launch setup (JSON text); false if storage is unavailable or refused it.
+pub fn save_launch(json: &str) -> bool {
+    imp::set(LAUNCH_KEY, json)
+}
+
 #[cfg(target_arch = "wasm32")]
 mod imp {
     fn storage() -> Option<web_sys::Storage> {

@@ -2,21 +2,32 @@
 //! `Workspace` in `app.rs` connects them to the `AppState` context.
 
 pub mod chart;
+pub mod charts;
 pub mod editor;
 pub mod examples_picker;
+pub mod gpu_select;
 pub mod header;
 pub mod kernel_picker;
+pub mod lab_area;
+pub mod launch_editor;
 pub mod listing;
 pub mod occupancy;
 pub mod occupancy_charts;
 pub mod occupancy_inputs;
 pub mod pressure;
 pub mod results;
+pub mod run_panel;
+pub mod run_results;
 
 pub use chart::Chart;
 pub use editor::Editor;
 pub use examples_picker::ExamplesPicker;
+pub use gpu_select::GpuSelect;
 pub use header::Header;
 pub use kernel_picker::KernelPicker;
+pub use lab_area::LabArea;
+pub use launch_editor::LaunchEditor;
 pub use occupancy::OccupancyPanel;
 pub use results::Results;
+pub use run_panel::RunPanel;
+pub use run_results::RunResults;

@@ -1,0 +1,243 @@
+//! One timing run: the whole chip (SMs, L2, DRAM, CTA dispatcher) under one register-file
+//! scheme, advanced cycle by cycle — skipping cycles in which no SM can change state — and
+//! summarised in a [`Report`].
+//!
+//! ```text
+//! cycle t: SMs due at t simulate it (in SM order) → finished CTAs leave → new CTAs dispatched
+//!          (their warps issue from t + 1) → occupancy samples → next t = earliest SM event
+//! ```
+//!
+//! The run starts with every SM idle at cycle 0 and the first CTAs dispatched at its end; it ends
+//! in the cycle its last CTA finishes (`cycles` counts cycles 0 to that one).
+
+use alloc::boxed::Box;
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::cta_dispatch::Dispatcher;
+use super::feed::Feed;
+use super::memory::l2::L2;
+use super::memory::MemoryStats;
+use super::program::Program;
+use super::regfile::{RegisterFileScheme, SchemeContext, SchemeEntry, SchemeStats, SmGeometry};
+use super::report::{Ipc, OccupancySample, OccupancyTimeline, Outcome, RegisterFileReport, Report, StallBreakdown};
+use super::sm::{ChipContext, Sm};
+use super::{TimingError, TimingOptions};
+use crate::gpu::GpuConfig;
+
+const MAX_SAMPLES: usize = 1024;
+
+/// A run of one scheme.
+pub struct ChipRun {
+    entry: &'static SchemeEntry,
+    /// The scheme instance answering kernel-level questions (registers, residency limits).
+    kernel_scheme: Box<dyn RegisterFileScheme>,
+    sms: Vec<Sm>,
+    l2: L2,
+    mem_stats: MemoryStats,
+    pub(super) dispatcher: Dispatcher,
+    now: u64,
+    outcome: Outcome,
+    end: Option<u64>,
+    timeline: OccupancyTimeline,
+    next_sample: u64,
+    max_warps: u32,
+}
+
+impl ChipRun {
+    /// A run of `entry` on `gpu` (SM count already applied).
+    pub fn new(entry: &'static SchemeEntry, gpu: &GpuConfig, options: &TimingOptions) -> Self {
+        let kernel_scheme = (entry.make)(&SchemeContext {
+            gpu,
+            geometry: geometry(gpu, gpu.limits.max_warps()),
+            energy: &options.energy,
+        });
+        let max_warps = kernel_scheme.residency_limits(gpu).max_warps();
+        let geo = geometry(gpu, max_warps);
+        let ctx = SchemeContext { gpu, geometry: geo, energy: &options.energy };
+        let sms = (0..gpu.core.sm_count.max(1)).map(|_| Sm::new(gpu, geo, (entry.make)(&ctx))).collect();
+        ChipRun {
+            entry,
+            kernel_scheme,
+            sms,
+            l2: L2::new(gpu),
+            mem_stats: MemoryStats::default(),
+            dispatcher: Dispatcher::default(),
+            now: 0,
+            outcome: Outcome::Running,
+            end: None,
+            timeline: OccupancyTimeline { interval_cycles: options.sample_interval_cycles.max(1), samples: Vec::new() },
+            next_sample: 0,
+            max_warps,
+        }
+    }
+
+    /// The run has ended (finished or out of budget).
+    pub fn done(&self) -> bool {
+        self.outcome != Outcome::Running
+    }
+
+    /// Current cycle.
+    pub fn cycle(&self) -> u64 {
+        self.now
+    }
+
+    /// Advances at most `max_cycles` cycles.
+    pub fn step(
+        &mut self,
+        max_cycles: u64,
+        feed: &mut Feed,
+        program: &Program,
+        gpu: &GpuConfig,
+        options: &TimingOptions,
+    ) -> Result<(), TimingError> {
+        let stop = self.now.saturating_add(max_cycles);
+        while !self.done() && self.now < stop {
+            if self.now >= options.max_cycles {
+                self.close(options.max_cycles);
+                self.outcome = Outcome::BudgetExceeded { budget_cycles: options.max_cycles };
+                return Ok(());
+            }
+            self.sample_until(self.now);
+            let t = self.now;
+            let mut cx = ChipContext { program, l2: &mut self.l2, mem_stats: &mut self.mem_stats };
+            for sm in self.sms.iter_mut() {
+                if sm.next_event() <= t {
+                    sm.cycle(t, &mut cx);
+                }
+            }
+            for sm in self.sms.iter_mut() {
+                for _ in sm.finished.drain(..) {
+                    self.dispatcher.finished();
+                }
+            }
+            self.dispatcher.dispatch(
+                t,
+                &mut self.sms,
+                feed,
+                program,
+                gpu,
+                &*self.kernel_scheme,
+                options.registers_per_thread,
+            )?;
+            if self.dispatcher.drained && self.dispatcher.in_flight() == 0 {
+                self.close(t + 1);
+                self.outcome = Outcome::Finished;
+                return Ok(());
+            }
+            let next = self.sms.iter().map(Sm::next_event).min().unwrap_or(u64::MAX);
+            if next == u64::MAX {
+                return Err(TimingError::Deadlock { cycle: t });
+            }
+            self.now = next.max(t + 1);
+        }
+        Ok(())
+    }
+
+    fn close(&mut self, end: u64) {
+        self.sample_until(end.saturating_sub(1));
+        for sm in self.sms.iter_mut() {
+            sm.account_until(end);
+        }
+        self.end = Some(end);
+        self.now = end;
+    }
+
+    /// Records occupancy samples due up to cycle `t` with the current state.
+    fn sample_until(&mut self, t: u64) {
+        while self.next_sample <= t {
+            let resident: u32 = self.sms.iter().map(Sm::resident_ctas).sum();
+            let warps: u32 = self.sms.iter().map(Sm::resident_warps).sum();
+            let capacity = f64::from(self.max_warps) * self.sms.len() as f64;
+            self.timeline.samples.push(OccupancySample {
+                cycle: self.next_sample,
+                resident_ctas: resident,
+                active_ctas: resident,
+                resident_warps: warps,
+                achieved_occupancy: if capacity > 0.0 { f64::from(warps) / capacity } else { 0.0 },
+            });
+            if self.timeline.samples.len() > MAX_SAMPLES {
+                let kept: Vec<OccupancySample> = self.timeline.samples.iter().step_by(2).copied().collect();
+                self.timeline.samples = kept;
+                self.timeline.interval_cycles *= 2;
+            }
+            let last = self.timeline.samples.last().map_or(0, |s| s.cycle);
+            self.next_sample = last + self.timeline.interval_cycles;
+        }
+    }
+
+    /// The report so far (complete once [`ChipRun::done`]).
+    pub fn report(&self, gpu: &GpuConfig, feed: &Feed) -> Report {
+        let cycles = self.end.unwrap_or(self.now);
+        let mut stalls = StallBreakdown::default();
+        let mut scheme = SchemeStats::default();
+        let (mut warp_insts, mut thread_insts, mut parks) = (0, 0, 0);
+        for sm in &self.sms {
+            stalls.merge(&sm.stats.stalls);
+            scheme.add(&sm.rf.stats());
+            warp_insts += sm.stats.warp_instructions;
+            thread_insts += sm.stats.thread_instructions;
+            parks += sm.stats.park_requests;
+        }
+        let per_cycle = |n: u64| if cycles == 0 { 0.0 } else { n as f64 / cycles as f64 };
+        let mut memory = self.mem_stats.clone();
+        for sm in &self.sms {
+            memory.l1_hits += sm.mem.l1.hits;
+            memory.l1_misses += sm.mem.l1.misses;
+            memory.l1_mshr_wait_cycles += sm.mem.l1.mshr_wait_cycles;
+        }
+        memory.l2_hits = self.l2.hits;
+        memory.l2_misses = self.l2.misses;
+        memory.dram_reads = self.l2.dram.reads;
+        memory.dram_writes = self.l2.dram.writes;
+        memory.dram_bytes = self.l2.dram.bytes();
+        Report {
+            scheme: String::from(self.entry.name),
+            gpu: gpu.name.clone(),
+            sms: self.sms.len() as u32,
+            schedulers_per_sm: gpu.scheduler.schedulers_per_sm,
+            outcome: self.outcome.clone(),
+            kernels: self.dispatcher.placements(),
+            ctas: self.dispatcher.completed,
+            cycles,
+            warp_instructions: warp_insts,
+            thread_instructions: thread_insts,
+            ipc: Ipc {
+                warp_instructions_per_cycle: per_cycle(warp_insts),
+                thread_instructions_per_cycle: per_cycle(thread_insts),
+            },
+            stalls,
+            register_file: register_file_report(scheme),
+            values: feed.values.report(),
+            occupancy_over_time: self.timeline.clone(),
+            memory,
+            cta_park_requests: parks,
+        }
+    }
+}
+
+fn register_file_report(scheme: SchemeStats) -> RegisterFileReport {
+    let mut energy_nj = BTreeMap::new();
+    let (mut reads, mut writes, mut total) = (0, 0, 0.0);
+    for s in &scheme.structures {
+        reads += s.reads;
+        writes += s.writes;
+        let e = (s.reads + s.writes) as f64 * s.nj_per_access;
+        total += e;
+        energy_nj.insert(s.name.clone(), e);
+    }
+    let bank_conflicts =
+        scheme.bank_conflicts_read_read + scheme.bank_conflicts_read_write + scheme.bank_conflicts_write_write;
+    RegisterFileReport { scheme, reads, writes, bank_conflicts, energy_nj, energy_total_nj: total }
+}
+
+/// The SM's shape under `gpu` with `max_warps` warp slots.
+pub fn geometry(gpu: &GpuConfig, max_warps: u32) -> SmGeometry {
+    SmGeometry {
+        schedulers: gpu.scheduler.schedulers_per_sm.max(1),
+        groups: gpu.core.sub_cores.max(1),
+        warp_size: gpu.warp_size(),
+        max_warps: max_warps.max(1),
+    }
+}

@@ -1,0 +1,140 @@
+//! CTA dispatch: CTAs go to SMs in execution order, round robin over the SMs, as long as an SM
+//! holds fewer CTAs than the occupancy calculator allows for the kernel under the run's
+//! register-file scheme; a finished CTA's place is refilled at the end of the cycle it finished.
+//! CTAs of launch `k + 1` start only when every CTA of launch `k` has finished (no concurrent
+//! kernels).
+//!
+//! ```text
+//! fermi-gtx480, 256 threads, 24 registers (scheme) → 6 CTAs per SM (warps bind); CTA 0 → SM 0,
+//! CTA 1 → SM 1, …, CTA 15 → SM 0, …
+//! ```
+
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::feed::Feed;
+use super::program::Program;
+use super::regfile::RegisterFileScheme;
+use super::report::KernelPlacement;
+use super::sm::Sm;
+use super::trace::LaunchShape;
+use super::TimingError;
+use crate::gpu::GpuConfig;
+use crate::occupancy::{self, OccupancyInput};
+
+/// The dispatcher of one run.
+#[derive(Clone, Debug, Default)]
+pub struct Dispatcher {
+    placements: BTreeMap<LaunchShape, (KernelPlacement, u32)>,
+    /// Kernel placements in order of first appearance.
+    pub order: Vec<LaunchShape>,
+    /// The next CTA (feed index) to dispatch.
+    pub next: u64,
+    next_sm: usize,
+    launch: Option<u32>,
+    in_flight: u64,
+    /// CTAs completed.
+    pub completed: u64,
+    /// No CTA is left in the feed.
+    pub drained: bool,
+}
+
+impl Dispatcher {
+    /// The placement of `shape` under `scheme` (computed once per shape).
+    fn placement(
+        &mut self,
+        shape: LaunchShape,
+        program: &Program,
+        gpu: &GpuConfig,
+        scheme: &dyn RegisterFileScheme,
+        regs_override: Option<u32>,
+    ) -> Result<(u32, u32), TimingError> {
+        if let Some((p, regs)) = self.placements.get(&shape) {
+            return Ok((p.ctas_per_sm, *regs));
+        }
+        let kernel = program
+            .kernels
+            .get(shape.kernel as usize)
+            .ok_or_else(|| TimingError::Source(format!("kernel #{} is not in the program", shape.kernel)))?;
+        let regs = scheme.registers_per_thread(kernel, regs_override);
+        let limits = scheme.residency_limits(gpu);
+        let input = OccupancyInput::new(shape.threads, regs)
+            .with_static_shared_memory(kernel.static_shared_bytes)
+            .with_dynamic_shared_memory(u64::from(shape.dynamic_smem));
+        let occ = occupancy::compute(&limits, &input).map_err(|e| TimingError::Occupancy(format!("{e:?}")))?;
+        if occ.blocks_per_sm == 0 {
+            return Err(TimingError::DoesNotFit {
+                kernel: kernel.name.clone(),
+                reasons: occ.misfits.iter().map(|m| format!("{m:?}")).collect(),
+            });
+        }
+        let placement = KernelPlacement {
+            kernel: kernel.name.clone(),
+            threads_per_cta: shape.threads,
+            registers_per_thread: regs,
+            ctas_per_sm: occ.blocks_per_sm,
+            warps_per_sm: occ.warps_per_sm,
+            theoretical_occupancy: occ.occupancy,
+            limited_by: occ.binding.iter().map(|r| String::from(r.name())).collect(),
+        };
+        let ctas = placement.ctas_per_sm;
+        let cta_registers = regs.saturating_mul(shape.threads);
+        self.placements.insert(shape, (placement, cta_registers));
+        self.order.push(shape);
+        Ok((ctas, cta_registers))
+    }
+
+    /// The placements in order of first appearance.
+    pub fn placements(&self) -> Vec<KernelPlacement> {
+        self.order.iter().filter_map(|s| self.placements.get(s).map(|(p, _)| p.clone())).collect()
+    }
+
+    /// A CTA finished.
+    pub fn finished(&mut self) {
+        self.in_flight = self.in_flight.saturating_sub(1);
+        self.completed += 1;
+    }
+
+    /// CTAs resident somewhere.
+    pub fn in_flight(&self) -> u64 {
+        self.in_flight
+    }
+
+    /// Dispatches what fits at the end of cycle `now`.
+    #[allow(clippy::too_many_arguments, reason = "the dispatcher reads every part of the chip once per cycle")]
+    pub fn dispatch(
+        &mut self,
+        now: u64,
+        sms: &mut [Sm],
+        feed: &mut Feed,
+        program: &Program,
+        gpu: &GpuConfig,
+        scheme: &dyn RegisterFileScheme,
+        regs_override: Option<u32>,
+    ) -> Result<(), TimingError> {
+        loop {
+            let Some(cta) = feed.get(self.next, program)? else {
+                self.drained = true;
+                return Ok(());
+            };
+            if self.launch.is_some_and(|l| l != cta.launch) && self.in_flight > 0 {
+                return Ok(());
+            }
+            let (limit, registers) = self.placement(cta.shape, program, gpu, scheme, regs_override)?;
+            let warps = cta.warps.len() as u32;
+            let n = sms.len();
+            let pick = (0..n)
+                .map(|k| (self.next_sm + k) % n)
+                .find(|&i| sms.get(i).is_some_and(|sm| sm.resident_ctas() < limit && sm.free_warp_slots() >= warps));
+            let Some(i) = pick else { return Ok(()) };
+            let Some(sm) = sms.get_mut(i) else { return Ok(()) };
+            sm.launch(cta.clone(), self.next, registers, now);
+            self.launch = Some(cta.launch);
+            self.next += 1;
+            self.in_flight += 1;
+            self.next_sm = (i + 1) % n;
+        }
+    }
+}

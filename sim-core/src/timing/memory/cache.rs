@@ -1,0 +1,122 @@
+//! A set-associative tag array with LRU replacement, a fill time per line (a line whose fill is
+//! still under way is a *pending hit*: the access merges into the outstanding miss) and a dirty
+//! bit, plus the miss-status holding registers (MSHRs) as a list of outstanding fill times.
+//!
+//! ```text
+//! 16 KB, 128-byte lines, 4 ways → 32 sets; line 0x1000 → set (0x1000 / 128) % 32 = 0
+//! access(line, t) → Hit { ready: t0 } | Miss;  fill(line, ready, dirty) evicts the LRU way
+//! ```
+//!
+//! Tags are allocated on first use of a set, so a 50 MB L2 costs memory only for what a kernel
+//! touches.
+
+use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
+
+use crate::gpu::CacheConfig;
+
+/// One way of a set.
+#[derive(Clone, Copy, Debug)]
+struct Line {
+    tag: u64,
+    last_use: u64,
+    ready: u64,
+    dirty: bool,
+}
+
+/// What a lookup found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lookup {
+    /// The line is present (or being filled); its data is there from `ready` on.
+    Hit {
+        /// Cycle the line's data is available.
+        ready: u64,
+    },
+    /// Not present.
+    Miss,
+}
+
+/// A cache's tags and MSHRs.
+#[derive(Clone, Debug)]
+pub struct TagArray {
+    line_bytes: u64,
+    sets: u64,
+    ways: usize,
+    lines: BTreeMap<u64, Vec<Line>>,
+    stamp: u64,
+    mshrs: usize,
+    outstanding: Vec<u64>,
+}
+
+impl TagArray {
+    /// Tags for `cfg`.
+    pub fn new(cfg: &CacheConfig) -> Self {
+        let line_bytes = u64::from(cfg.line_bytes.max(1));
+        let ways = cfg.associativity.max(1) as usize;
+        let sets = (cfg.size_bytes / line_bytes / ways as u64).max(1);
+        TagArray {
+            line_bytes,
+            sets,
+            ways,
+            lines: BTreeMap::new(),
+            stamp: 0,
+            mshrs: cfg.mshrs.max(1) as usize,
+            outstanding: Vec::new(),
+        }
+    }
+
+    /// The line number of byte address `addr`.
+    pub fn line_of(&self, addr: u64) -> u64 {
+        addr / self.line_bytes
+    }
+
+    /// Looks `line` up (updating LRU); `dirty` marks it written.
+    pub fn access(&mut self, line: u64, dirty: bool) -> Lookup {
+        self.stamp += 1;
+        let stamp = self.stamp;
+        let Some(set) = self.lines.get_mut(&(line % self.sets)) else { return Lookup::Miss };
+        match set.iter_mut().find(|l| l.tag == line) {
+            Some(l) => {
+                l.last_use = stamp;
+                l.dirty |= dirty;
+                Lookup::Hit { ready: l.ready }
+            }
+            None => Lookup::Miss,
+        }
+    }
+
+    /// Installs `line` with data from `ready` on; returns the evicted line if it was dirty.
+    pub fn fill(&mut self, line: u64, ready: u64, dirty: bool) -> Option<u64> {
+        self.stamp += 1;
+        let new = Line { tag: line, last_use: self.stamp, ready, dirty };
+        let set = self.lines.entry(line % self.sets).or_default();
+        if set.len() < self.ways {
+            set.push(new);
+            return None;
+        }
+        let victim = set.iter_mut().min_by_key(|l| l.last_use)?;
+        let evicted = victim.dirty.then_some(victim.tag);
+        *victim = new;
+        evicted
+    }
+
+    /// The earliest cycle ≥ `now` at which an MSHR is free (outstanding fills before `now` done).
+    pub fn mshr_free_at(&mut self, now: u64) -> u64 {
+        self.outstanding.retain(|&t| t > now);
+        if self.outstanding.len() < self.mshrs {
+            return now;
+        }
+        self.outstanding.iter().copied().min().unwrap_or(now).max(now)
+    }
+
+    /// Records a miss outstanding until `done`.
+    pub fn mshr_allocate(&mut self, start: u64, done: u64) {
+        self.outstanding.retain(|&t| t > start);
+        if self.outstanding.len() >= self.mshrs {
+            if let Some(i) = self.outstanding.iter().enumerate().min_by_key(|(_, &t)| t).map(|(i, _)| i) {
+                self.outstanding.swap_remove(i);
+            }
+        }
+        self.outstanding.push(done);
+    }
+}

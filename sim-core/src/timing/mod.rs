@@ -1,0 +1,269 @@
+//! The cycle-level timing model: SMs consuming the executor's per-warp instruction streams, with
+//! the register file behind one trait ([`regfile::RegisterFileScheme`]).
+//!
+//! ```text
+//! let program = Program::decode(&module, &gpu.execution);
+//! let mut sim = Simulation::new(program, source, &gpu, &["baseline", "no-bank-conflicts"], opts)?;
+//! while !sim.step(100_000)?.finished { /* report progress, maybe cancel */ }
+//! let reports = sim.reports();          // one Report per scheme, same streams
+//! ```
+//!
+//! What is modelled (each module documents its part and its assumptions):
+//! [`cta_dispatch`] CTAs to SMs under the occupancy limits the scheme implies, refilled as CTAs
+//! finish; per SM ([`sm`]): [`ibuffer`] (control hazards), [`scheduler`] (LRR, GTO, two-level,
+//! oldest first), [`scoreboard`], issue width and dual issue, operand collection through the
+//! register-file scheme ([`regfile`]), [`exec_units`] with latency and initiation interval per
+//! opcode class from the preset, [`writeback`] ports; [`memory`]: coalescing, shared-memory bank
+//! conflicts, L1, L2 and DRAM with latency, bandwidth and MSHR limits; barriers, divergence as the
+//! streams recorded it, kernel completion. [`value_stats`] computes reads per value and
+//! producer→consumer distances; [`report`] is the serializable result.
+//!
+//! Several schemes share one functional run: a [`Simulation`] pulls each CTA from its source once
+//! and replays it to one [`chip::ChipRun`] per scheme ([`feed`]); memory stays bounded by the CTAs
+//! in flight plus the spread between runs, which [`Simulation::step`] keeps small by advancing the
+//! run that has taken the fewest CTAs first. Reports do not depend on how the work is chunked.
+//!
+//! Everything is deterministic: integer cycle arithmetic, ordered containers, no host time.
+
+pub mod chip;
+pub mod cta_dispatch;
+pub mod exec_source;
+pub mod exec_units;
+pub mod feed;
+pub mod ibuffer;
+pub mod memory;
+pub mod program;
+pub mod regfile;
+pub mod report;
+pub mod scheduler;
+pub mod scoreboard;
+pub mod sm;
+mod sm_issue;
+mod sm_pipeline;
+pub mod trace;
+pub mod value_stats;
+pub mod warp;
+pub mod writeback;
+
+use alloc::boxed::Box;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+use serde::{Deserialize, Serialize};
+
+use crate::exec::LaunchSetup;
+use crate::gpu::GpuConfig;
+use crate::ir::Module;
+use chip::ChipRun;
+use exec_source::ExecSource;
+use feed::Feed;
+
+pub use program::Program;
+pub use regfile::{EnergyModel, RegisterFileScheme};
+pub use report::{Report, StallCause};
+pub use trace::{CtaSource, CtaStream, DynInst, LaunchShape, MemSpace, VecSource, WarpStream};
+
+/// Options of a timing simulation.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TimingOptions {
+    /// Budget in core cycles per scheme; a run that reaches it stops with
+    /// [`report::Outcome::BudgetExceeded`].
+    pub max_cycles: u64,
+    /// Cycles between occupancy samples (doubled as needed to keep at most 1024).
+    pub sample_interval_cycles: u64,
+    /// Registers per thread to use instead of the scheme's estimate ("ptxas says N").
+    pub registers_per_thread: Option<u32>,
+    /// SMs to simulate instead of the preset's count.
+    pub sms: Option<u32>,
+    /// Energy per access.
+    pub energy: EnergyModel,
+}
+
+impl Default for TimingOptions {
+    fn default() -> Self {
+        TimingOptions {
+            max_cycles: 1_000_000_000,
+            sample_interval_cycles: 1000,
+            registers_per_thread: None,
+            sms: None,
+            energy: EnergyModel::default(),
+        }
+    }
+}
+
+/// Why a timing simulation could not run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "error", rename_all = "snake_case")]
+pub enum TimingError {
+    /// No scheme has this name.
+    UnknownScheme(String),
+    /// The GPU cannot be simulated with these streams.
+    UnsupportedGpu(String),
+    /// The stream source failed (the executor's error, or a malformed stream).
+    Source(String),
+    /// The occupancy calculator rejected the launch.
+    Occupancy(String),
+    /// Not even one CTA fits on an SM.
+    DoesNotFit {
+        /// The kernel.
+        kernel: String,
+        /// Why, from the occupancy calculator.
+        reasons: Vec<String>,
+    },
+    /// No SM can make progress although CTAs remain (a model bug; reported, never a hang).
+    Deadlock {
+        /// The cycle it was detected.
+        cycle: u64,
+    },
+    /// An internal inconsistency.
+    Internal(String),
+}
+
+impl core::fmt::Display for TimingError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            TimingError::UnknownScheme(s) => {
+                write!(f, "unknown register-file scheme '{s}' (known: ")?;
+                for (i, n) in regfile::registry::names().enumerate() {
+                    write!(f, "{}{n}", if i > 0 { ", " } else { "" })?;
+                }
+                write!(f, ")")
+            }
+            TimingError::UnsupportedGpu(m) | TimingError::Source(m) | TimingError::Occupancy(m) => f.write_str(m),
+            TimingError::DoesNotFit { kernel, reasons } => {
+                write!(f, "kernel {kernel}: not one CTA fits on an SM ({})", reasons.join("; "))
+            }
+            TimingError::Deadlock { cycle } => write!(f, "no SM can make progress at cycle {cycle}"),
+            TimingError::Internal(m) => write!(f, "internal error: {m}"),
+        }
+    }
+}
+
+/// Where a simulation stands.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Progress {
+    /// Completed CTAs over all CTAs × schemes (0 to 1; 0 while the total is unknown).
+    pub done_fraction: f64,
+    /// Every run has ended.
+    pub finished: bool,
+}
+
+/// Cycles one run advances before the driver looks at the others again.
+const QUANTUM: u64 = 4096;
+
+/// A timing simulation of one launch sequence under one or more register-file schemes.
+pub struct Simulation {
+    program: Program,
+    gpu: GpuConfig,
+    options: TimingOptions,
+    feed: Feed,
+    runs: Vec<ChipRun>,
+}
+
+impl Simulation {
+    /// A simulation of the CTAs from `source` (decoded against `program`) on `gpu`, once per
+    /// scheme in `schemes` (registry names).
+    pub fn new(
+        program: Program,
+        source: Box<dyn CtaSource>,
+        gpu: &GpuConfig,
+        schemes: &[&str],
+        options: TimingOptions,
+    ) -> Result<Simulation, TimingError> {
+        if gpu.warp_size() != 32 {
+            return Err(TimingError::UnsupportedGpu(alloc::format!(
+                "{}: the executor records 32-thread warps; a {}-wide preset cannot replay them",
+                gpu.name,
+                gpu.warp_size()
+            )));
+        }
+        let mut gpu = gpu.clone();
+        if let Some(n) = options.sms {
+            gpu.core.sm_count = n.max(1);
+        }
+        let mut runs = Vec::new();
+        for name in schemes {
+            let entry = regfile::by_name(name).ok_or_else(|| TimingError::UnknownScheme(String::from(*name)))?;
+            runs.push(ChipRun::new(entry, &gpu, &options));
+        }
+        let feed = Feed::new(source, &program);
+        Ok(Simulation { program, gpu, options, feed, runs })
+    }
+
+    /// Decodes `module` for `gpu`, starts the executor on `setup` and prepares one timing run per
+    /// scheme: the usual way to simulate a kernel.
+    pub fn from_launch(
+        module: &Module,
+        setup: &LaunchSetup,
+        gpu: &GpuConfig,
+        schemes: &[&str],
+        options: TimingOptions,
+    ) -> Result<Simulation, TimingError> {
+        let program = Program::decode(module, &gpu.execution);
+        let source = ExecSource::new(module, setup, &program).map_err(|e| TimingError::Source(e.to_string()))?;
+        Simulation::new(program, Box::new(source), gpu, schemes, options)
+    }
+
+    /// Advances every unfinished run by up to `max_cycles` cycles, the run that has taken the
+    /// fewest CTAs first, in quanta of 4096 cycles.
+    pub fn step(&mut self, max_cycles: u64) -> Result<Progress, TimingError> {
+        let mut left: Vec<u64> = self.runs.iter().map(|r| if r.done() { 0 } else { max_cycles }).collect();
+        loop {
+            let pick = (0..self.runs.len())
+                .filter(|&i| left.get(i).is_some_and(|&l| l > 0))
+                .min_by_key(|&i| self.runs.get(i).map_or(u64::MAX, |r| r.dispatcher.next));
+            let Some(i) = pick else { break };
+            let (Some(run), Some(l)) = (self.runs.get_mut(i), left.get_mut(i)) else { break };
+            let q = (*l).min(QUANTUM);
+            let before = run.cycle();
+            run.step(q, &mut self.feed, &self.program, &self.gpu, &self.options)?;
+            let used = run.cycle().saturating_sub(before).max(1);
+            *l = if run.done() { 0 } else { l.saturating_sub(used) };
+            let keep = self.runs.iter().map(|r| r.dispatcher.next).min().unwrap_or(0);
+            self.feed.trim(keep);
+        }
+        Ok(self.progress())
+    }
+
+    /// Runs every scheme to the end (or its budget) and returns the reports.
+    pub fn run_to_end(&mut self) -> Result<Vec<Report>, TimingError> {
+        while !self.step(u64::MAX / 4)?.finished {}
+        Ok(self.reports())
+    }
+
+    /// Where the simulation stands.
+    pub fn progress(&self) -> Progress {
+        let finished = self.runs.iter().all(ChipRun::done);
+        let total = self.feed.total().unwrap_or(0).saturating_mul(self.runs.len() as u64);
+        let done: u64 = self.runs.iter().map(|r| r.dispatcher.completed).sum();
+        let done_fraction = if finished {
+            1.0
+        } else if total == 0 {
+            0.0
+        } else {
+            (done as f64 / total as f64).min(1.0)
+        };
+        Progress { done_fraction, finished }
+    }
+
+    /// One report per scheme, in the order given (complete once finished).
+    pub fn reports(&self) -> Vec<Report> {
+        self.runs.iter().map(|r| r.report(&self.gpu, &self.feed)).collect()
+    }
+
+    /// The GPU as simulated (SM count applied).
+    pub fn gpu(&self) -> &GpuConfig {
+        &self.gpu
+    }
+
+    /// The decoded program.
+    pub fn program(&self) -> &Program {
+        &self.program
+    }
+
+    /// CTAs currently held by the feed window (memory bound diagnostics).
+    pub fn feed_window(&self) -> usize {
+        self.feed.window_len()
+    }
+}

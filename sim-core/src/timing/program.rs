@@ -1,0 +1,294 @@
+//! The static side of the timing model: every instruction of a module decoded once into what the
+//! pipeline needs — execution unit and timing, the 32-bit register units it reads and writes
+//! (scoreboard and banks), predicates apart, memory and control behaviour — indexed by a dense
+//! static id (`sid`) that [`super::trace::DynInst`] refers to.
+//!
+//! ```text
+//! .reg .b32 %r<4>; .reg .b64 %rd<2>;       // units: %r0..%r3 → 0..3, %rd0 → 4,5, %rd1 → 6,7
+//! add.s32 %r3, %r1, %r2;                   // sid 7: int unit, reads units [1, 2], writes [3]
+//! ld.global.v2.f32 {%f1, %f2}, [%rd1];     // sid 8: LD/ST, load, reads [6, 7], writes [f1, f2]
+//! ```
+//!
+//! Register units follow [`crate::analysis::UnitMap`] (declaration order, a 64-bit register takes
+//! two consecutive units) per function; functions are laid out one after another, so the units of
+//! an entry kernel are exactly the analysis' units. Predicates get ids after all units: they are
+//! tracked by the scoreboard but live in their own file and cost no bank read. A source named twice
+//! in one instruction is read once.
+
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use serde::{Deserialize, Serialize};
+
+use super::exec_units::{classify, UnitKind};
+use super::trace::MemSpace;
+use crate::analysis::{Cfg, Liveness, UnitMap};
+use crate::gpu::{ExecutionConfig, OpTiming};
+use crate::ir::{BarMode, Function, FunctionKind, Handle, Inst, Module, Opcode, StateSpace, WidthClass};
+
+/// What an instruction does to control flow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Control {
+    /// Falls through.
+    None,
+    /// A branch, call or return: the warp fetches again once it has resolved.
+    Branch,
+    /// A CTA barrier; `wait` is false for `bar.arrive`.
+    Barrier {
+        /// The warp waits for the others.
+        wait: bool,
+    },
+    /// The warp's threads exit.
+    Exit,
+}
+
+/// What an instruction does to memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum MemOp {
+    /// Not a memory access.
+    None,
+    /// A load (the result is written back when the data returns).
+    Load,
+    /// A store (the warp does not wait for it).
+    Store,
+    /// An atomic or reduction (performed at L2).
+    Atomic,
+}
+
+/// One decoded static instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StaticInst {
+    /// Execution unit.
+    pub unit: UnitKind,
+    /// Latency and initiation interval on that unit.
+    pub timing: OpTiming,
+    /// Control behaviour.
+    pub control: Control,
+    /// Memory behaviour.
+    pub mem: MemOp,
+    /// The state space named by the instruction (`None`: generic or not memory).
+    pub space: Option<MemSpace>,
+    /// First operand id in [`Program::operands`]: RF reads, predicate reads, RF writes, predicate
+    /// writes, in that order.
+    pub ops: u32,
+    /// Distinct 32-bit register units read.
+    pub rf_reads: u16,
+    /// Distinct predicates read.
+    pub pred_reads: u16,
+    /// 32-bit register units written.
+    pub rf_writes: u16,
+    /// Predicates written.
+    pub pred_writes: u16,
+}
+
+/// What the occupancy calculation needs to know about one kernel.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KernelInfo {
+    /// The `.entry` name.
+    pub name: String,
+    /// The function.
+    pub function: Handle<Function>,
+    /// Maximum live 32-bit register units (liveness), plus the largest callee's when it calls.
+    pub max_live_registers: u32,
+    /// Static shared memory in bytes (module-level and body `.shared` variables of known size).
+    pub static_shared_bytes: u64,
+}
+
+/// A whole module decoded for the timing model.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Program {
+    /// Static instructions by `sid`.
+    pub insts: Vec<StaticInst>,
+    /// Operand ids of all instructions (see [`StaticInst::ops`]).
+    pub operands: Vec<u32>,
+    /// Per unit: true if it is the first unit of its register (value statistics count registers).
+    pub value_head: Vec<bool>,
+    /// 32-bit register units of all functions.
+    pub units: u32,
+    /// Predicates of all functions (ids `units..units + preds`).
+    pub preds: u32,
+    /// The entry kernels, in module order.
+    pub kernels: Vec<KernelInfo>,
+    /// First `sid` of each function with a body.
+    pub func_base: BTreeMap<u32, u32>,
+    /// The most register units one instruction reads.
+    pub max_rf_reads: u16,
+}
+
+impl Program {
+    /// Decodes every function with a body of `module` for a GPU with execution config `cfg`.
+    pub fn decode(module: &Module, cfg: &ExecutionConfig) -> Program {
+        let mut p = Program::default();
+        let mut unit_base = Vec::new();
+        let mut pred_base = Vec::new();
+        let mut maps = Vec::new();
+        let (mut units, mut preds) = (0u32, 0u32);
+        for (h, f) in module.functions.iter() {
+            let map = UnitMap::compute(f);
+            unit_base.push(units);
+            pred_base.push(preds);
+            units += map.units() as u32;
+            preds += map.preds() as u32;
+            if let Some(body) = &f.body {
+                for (r, reg) in body.regs.iter() {
+                    if reg.class != WidthClass::Pred {
+                        let range = map.units_of(r);
+                        p.value_head.extend(range.clone().map(|u| u == range.start));
+                    }
+                }
+            }
+            maps.push((h, map));
+        }
+        p.units = units;
+        p.preds = preds;
+        for (i, (h, map)) in maps.iter().enumerate() {
+            let Some(f) = module.functions.get(*h) else { continue };
+            let Some(body) = &f.body else { continue };
+            p.func_base.insert(h.raw(), p.insts.len() as u32);
+            let bases = (unit_base.get(i).copied().unwrap_or(0), units + pred_base.get(i).copied().unwrap_or(0));
+            let entry = f.kind == FunctionKind::Entry;
+            for inst in body.insts.values() {
+                let mut s = p.decode_inst(inst, map, bases, cfg);
+                if entry && inst.opcode == Opcode::Ret {
+                    s.control = Control::Exit;
+                }
+                p.max_rf_reads = p.max_rf_reads.max(s.rf_reads);
+                p.insts.push(s);
+            }
+            if f.kind == FunctionKind::Entry {
+                p.kernels.push(kernel_info(module, *h, f));
+            }
+        }
+        p
+    }
+
+    /// The static id of `inst` in `function`.
+    pub fn sid(&self, function: Handle<Function>, inst: Handle<Inst>) -> Option<u32> {
+        self.func_base.get(&function.raw()).map(|b| b + inst.raw())
+    }
+
+    /// The kernel called `name`.
+    pub fn kernel_index(&self, name: &str) -> Option<u32> {
+        self.kernels.iter().position(|k| k.name == name).map(|i| i as u32)
+    }
+
+    /// Operand ids of `s`: (RF reads, predicate reads, RF writes, predicate writes).
+    pub fn operands_of(&self, s: &StaticInst) -> [&[u32]; 4] {
+        let mut at = s.ops as usize;
+        let mut take = |n: u16| {
+            let part = self.operands.get(at..at + n as usize).unwrap_or(&[]);
+            at += n as usize;
+            part
+        };
+        [take(s.rf_reads), take(s.pred_reads), take(s.rf_writes), take(s.pred_writes)]
+    }
+
+    /// All registers `s` reads (units then predicates): what the scoreboard checks.
+    pub fn reads_of(&self, s: &StaticInst) -> &[u32] {
+        let a = s.ops as usize;
+        self.operands.get(a..a + s.rf_reads as usize + s.pred_reads as usize).unwrap_or(&[])
+    }
+
+    /// All registers `s` writes (units then predicates): what the scoreboard reserves.
+    pub fn writes_of(&self, s: &StaticInst) -> &[u32] {
+        let a = s.ops as usize + s.rf_reads as usize + s.pred_reads as usize;
+        self.operands.get(a..a + s.rf_writes as usize + s.pred_writes as usize).unwrap_or(&[])
+    }
+
+    fn decode_inst(&mut self, inst: &Inst, map: &UnitMap, bases: (u32, u32), cfg: &ExecutionConfig) -> StaticInst {
+        let (unit, timing) = classify(inst, cfg);
+        let (mut reads, mut preads, mut writes, mut pwrites) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let push = |r, rf: &mut Vec<u32>, pr: &mut Vec<u32>| {
+            if let Some(pi) = map.pred_index(r) {
+                pr.push(bases.1 + pi as u32);
+            } else {
+                rf.extend(map.units_of(r).map(|u| bases.0 + u as u32));
+            }
+        };
+        inst.for_each_use(|r| push(r, &mut reads, &mut preads));
+        inst.for_each_def(|r| push(r, &mut writes, &mut pwrites));
+        for v in [&mut reads, &mut preads, &mut writes, &mut pwrites] {
+            dedup_keep_order(v);
+        }
+        let ops = self.operands.len() as u32;
+        let counts = [reads.len(), preads.len(), writes.len(), pwrites.len()].map(|n| n.min(u16::MAX as usize) as u16);
+        for (v, n) in [reads, preads, writes, pwrites].into_iter().zip(counts) {
+            self.operands.extend(v.into_iter().take(n as usize));
+        }
+        StaticInst {
+            unit,
+            timing,
+            control: control_of(inst),
+            mem: mem_of(inst),
+            space: inst.mods.space.and_then(space_of),
+            ops,
+            rf_reads: counts[0],
+            pred_reads: counts[1],
+            rf_writes: counts[2],
+            pred_writes: counts[3],
+        }
+    }
+}
+
+fn dedup_keep_order(v: &mut Vec<u32>) {
+    let mut seen = Vec::with_capacity(v.len());
+    v.retain(|x| {
+        let new = !seen.contains(x);
+        if new {
+            seen.push(*x);
+        }
+        new
+    });
+}
+
+fn control_of(inst: &Inst) -> Control {
+    match inst.opcode {
+        Opcode::Bra | Opcode::BrxIdx | Opcode::Call | Opcode::Ret => Control::Branch,
+        Opcode::Exit => Control::Exit,
+        Opcode::Bar | Opcode::Barrier => Control::Barrier { wait: inst.mods.bar_mode != Some(BarMode::Arrive) },
+        _ => Control::None,
+    }
+}
+
+fn mem_of(inst: &Inst) -> MemOp {
+    use Opcode::*;
+    match inst.opcode {
+        Ld | Ldu | Ldmatrix | WmmaLoad | Tex | Tld4 | Suld | CpAsync | CpAsyncBulk => MemOp::Load,
+        St | Stmatrix | WmmaStore | Sust => MemOp::Store,
+        Atom | Red | Sured => MemOp::Atomic,
+        Prefetch | Prefetchu => MemOp::Load,
+        _ => MemOp::None,
+    }
+}
+
+/// The timing model's view of a PTX state space.
+pub fn space_of(s: StateSpace) -> Option<MemSpace> {
+    match s {
+        StateSpace::Global => Some(MemSpace::Global),
+        StateSpace::Local => Some(MemSpace::Local),
+        StateSpace::Const => Some(MemSpace::Const),
+        StateSpace::Param | StateSpace::ParamEntry | StateSpace::ParamFunc => Some(MemSpace::Param),
+        StateSpace::Shared | StateSpace::SharedCta | StateSpace::SharedCluster => Some(MemSpace::Shared),
+        StateSpace::Reg | StateSpace::Sreg | StateSpace::Tex => None,
+    }
+}
+
+fn kernel_info(module: &Module, h: Handle<Function>, f: &Function) -> KernelInfo {
+    let pressure = |g: &Function| Liveness::compute(g, &Cfg::compute(g)).max_pressure();
+    let calls = f.body.as_ref().is_some_and(|b| b.insts.values().any(|i| i.opcode == Opcode::Call));
+    let callees = if calls {
+        module.functions.values().filter(|g| g.kind == FunctionKind::Func && g.body.is_some()).map(pressure).max()
+    } else {
+        None
+    };
+    let shared = |v: &crate::ir::Var| if v.space.is_shared() { v.size_bytes().unwrap_or(0) } else { 0 };
+    let module_shared: u64 = module.globals.values().map(shared).sum();
+    let body_shared: u64 = f.body.as_ref().map_or(0, |b| b.vars.values().map(shared).sum());
+    KernelInfo {
+        name: f.name.clone(),
+        function: h,
+        max_live_registers: pressure(f) + callees.unwrap_or(0),
+        static_shared_bytes: module_shared + body_shared,
+    }
+}

@@ -1,0 +1,117 @@
+//! Register-file banks and their arbiter, as GPGPU-Sim models them (SCHEMES.md §0).
+//!
+//! ```text
+//! bank = (reg + warp) % banks              // one group (no sub-cores)
+//! bank = group × per_group + (reg + warp) % per_group   // sub-core model (Volta and later)
+//! warp 0 reads r1, r5 with 4 banks: both in bank 1 → one granted this cycle, one the next
+//! ```
+//!
+//! Each cycle: a write claims its bank first (a pending write wins its bank; a bank takes one
+//! write per cycle); then every bank that took no write grants its oldest queued read (one read
+//! per bank per cycle, first come first served). A collector may receive reads from several banks
+//! in one cycle. Every queued read left waiting counts one conflict for that cycle.
+
+use alloc::collections::VecDeque;
+use alloc::vec;
+use alloc::vec::Vec;
+
+use super::operand_collector::CollectorPool;
+use super::CuId;
+
+/// The banks of one SM.
+#[derive(Clone, Debug)]
+pub struct Banks {
+    per_group: u32,
+    queues: Vec<VecDeque<CuId>>,
+    written_at: Vec<u64>,
+    queued: usize,
+    /// Reads granted.
+    pub reads: u64,
+    /// Warp-register writes.
+    pub writes: u64,
+    /// Read-request cycles lost to another read.
+    pub read_read: u64,
+    /// Read-request cycles lost to a write.
+    pub read_write: u64,
+    /// Write attempts refused because the bank took another write.
+    pub write_write: u64,
+}
+
+impl Banks {
+    /// `banks` banks in `groups` equal groups.
+    pub fn new(banks: u32, groups: u32) -> Self {
+        let groups = groups.max(1);
+        let per_group = (banks / groups).max(1);
+        let n = (per_group * groups) as usize;
+        Banks {
+            per_group,
+            queues: vec![VecDeque::new(); n],
+            written_at: vec![u64::MAX; n],
+            queued: 0,
+            reads: 0,
+            writes: 0,
+            read_read: 0,
+            read_write: 0,
+            write_write: 0,
+        }
+    }
+
+    /// The bank of register unit `reg` of warp slot `warp` in `group`.
+    pub fn bank(&self, reg: u32, warp: u32, group: u32) -> usize {
+        let local = (u64::from(reg) + u64::from(warp)) % u64::from(self.per_group);
+        (u64::from(group) * u64::from(self.per_group) + local) as usize
+    }
+
+    /// Queues a read of `reg` for collector `cu`.
+    pub fn request(&mut self, cu: CuId, reg: u32, warp: u32, group: u32) {
+        let b = self.bank(reg, warp, group);
+        if let Some(q) = self.queues.get_mut(b) {
+            q.push_back(cu);
+            self.queued += 1;
+        }
+    }
+
+    /// Writes `units` of `warp` at `now` if none of their banks took a write this cycle.
+    pub fn try_write(&mut self, units: &[u32], warp: u32, group: u32, now: u64) -> bool {
+        let taken = units.iter().any(|&u| self.written_at.get(self.bank(u, warp, group)) == Some(&now));
+        if taken {
+            self.write_write += 1;
+            return false;
+        }
+        for &u in units {
+            let b = self.bank(u, warp, group);
+            if let Some(w) = self.written_at.get_mut(b) {
+                *w = now;
+            }
+        }
+        self.writes += units.len() as u64;
+        true
+    }
+
+    /// Grants one read per bank that took no write at `now`.
+    pub fn arbitrate(&mut self, now: u64, cus: &mut CollectorPool) {
+        if self.queued == 0 {
+            return;
+        }
+        for (b, q) in self.queues.iter_mut().enumerate() {
+            if q.is_empty() {
+                continue;
+            }
+            if self.written_at.get(b) == Some(&now) {
+                self.read_write += q.len() as u64;
+                continue;
+            }
+            if let Some(cu) = q.pop_front() {
+                self.queued -= 1;
+                self.reads += 1;
+                cus.granted(cu);
+            }
+            self.read_read += q.len() as u64;
+        }
+    }
+
+    /// True while reads are queued.
+    pub fn busy(&self) -> bool {
+        self.queued > 0
+    }
+}

@@ -1,0 +1,218 @@
+//! The register-file seam: one trait, [`RegisterFileScheme`], through which the SM model sees a
+//! register file — how many registers a kernel gets (occupancy), how an issued instruction's
+//! source operands are collected (banks, collectors, caches, buffers, extra stages), what a
+//! write-back costs, whether a stalled CTA may be parked, and what each access costs in energy.
+//! The SM model knows nothing else about the register file.
+//!
+//! ```text
+//! issue ──try_issue──▶ scheme (collector allocated, reads queued)
+//! every cycle: try_write (results claim banks) → cycle (arbiter grants reads; collected CUs out)
+//! SM dispatches a collected instruction to its unit ──release──▶ scheme frees the collector
+//! ```
+//!
+//! One instance models one SM; [`registry`] builds them by name. Schemes of this issue:
+//! [`baseline`] (banked RF + operand collectors, GPGPU-Sim's mapping and arbitration),
+//! [`no_bank_conflicts`] and [`double_registers`] (Wyse's two limit studies). Later schemes
+//! (RF cache + operand buffer, DeMO's memory-operand buffer, FineReg's ACRF/PCRF, RegMutex,
+//! compression tables, composite/scalar/sliced) implement the same trait: a scheme-specific issue
+//! stall is [`IssueOutcome::Stall`], extra pipeline stages are [`RegisterFileScheme::extra_read_stages`]
+//! and [`RegisterFileScheme::extra_write_stages`], CTA parking is
+//! [`RegisterFileScheme::may_park_cta`], energy per structure is [`SchemeStats::structures`].
+
+pub mod bank;
+pub mod baseline;
+pub mod double_registers;
+pub mod energy;
+pub mod no_bank_conflicts;
+pub mod operand_collector;
+pub mod registry;
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use serde::{Deserialize, Serialize};
+
+use super::exec_units::UnitKind;
+use super::program::{KernelInfo, MemOp};
+use crate::gpu::{GpuConfig, ResidencyLimits};
+
+pub use energy::EnergyModel;
+pub use registry::{by_name, SchemeEntry, SCHEMES};
+
+/// An operand collector unit (or whatever holds an issued instruction while its operands are
+/// read), numbered per SM.
+pub type CuId = u32;
+
+/// The shape of one SM as a scheme sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SmGeometry {
+    /// Warp schedulers in the SM.
+    pub schedulers: u32,
+    /// Scheduler groups (sub-cores): each owns `banks / groups` banks and `CUs / groups` CUs.
+    pub groups: u32,
+    /// Threads per warp.
+    pub warp_size: u32,
+    /// Warp slots in the SM.
+    pub max_warps: u32,
+}
+
+/// Everything a scheme is built from.
+#[derive(Clone, Copy, Debug)]
+pub struct SchemeContext<'a> {
+    /// The GPU.
+    pub gpu: &'a GpuConfig,
+    /// The SM's shape.
+    pub geometry: SmGeometry,
+    /// Energy per access.
+    pub energy: &'a EnergyModel,
+}
+
+/// One issued instruction asking for its source operands.
+#[derive(Clone, Copy, Debug)]
+pub struct OperandRequest<'a> {
+    /// Warp slot in the SM (GPGPU-Sim's hardware warp id: the bank mapping uses it).
+    pub warp: u32,
+    /// Issuing scheduler.
+    pub scheduler: u32,
+    /// Its group (sub-core).
+    pub group: u32,
+    /// Static instruction id (for schemes with compile-time tables).
+    pub sid: u32,
+    /// Distinct 32-bit register units read.
+    pub reads: &'a [u32],
+    /// 32-bit register units written.
+    pub writes: &'a [u32],
+    /// Execution unit.
+    pub unit: UnitKind,
+    /// Memory behaviour.
+    pub mem: MemOp,
+}
+
+/// What the scheme did with an issue request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IssueOutcome {
+    /// Accepted into this collector; it will be reported by [`RegisterFileScheme::cycle`] once its
+    /// operands are in.
+    Collecting(CuId),
+    /// No collector free: an operand-collection stall.
+    NoCollector,
+    /// A scheme-specific stall (acquire wait, buffer full, …).
+    Stall,
+}
+
+/// A result to write back.
+#[derive(Clone, Copy, Debug)]
+pub struct WriteRequest<'a> {
+    /// Warp slot.
+    pub warp: u32,
+    /// Group (sub-core) of the warp.
+    pub group: u32,
+    /// Static instruction id.
+    pub sid: u32,
+    /// 32-bit register units written.
+    pub units: &'a [u32],
+    /// The value comes from memory (a load) rather than an ALU.
+    pub from_memory: bool,
+}
+
+/// Accesses of one register-file structure.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StructureStats {
+    /// Structure name (`main_rf`, `rfc`, …).
+    pub name: String,
+    /// Warp-register reads (one 32-bit register for all lanes of a warp).
+    pub reads: u64,
+    /// Warp-register writes.
+    pub writes: u64,
+    /// Energy of one warp-register access in nJ.
+    pub nj_per_access: f64,
+}
+
+/// What a scheme counted.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SchemeStats {
+    /// Accesses by structure, in a fixed order.
+    pub structures: Vec<StructureStats>,
+    /// Read requests that waited a cycle because their bank served another read (one per request
+    /// per cycle).
+    pub bank_conflicts_read_read: u64,
+    /// Read requests that waited a cycle because a write took their bank.
+    pub bank_conflicts_read_write: u64,
+    /// Results that waited a cycle because their bank already took a write.
+    pub bank_conflicts_write_write: u64,
+    /// Issue attempts refused for lack of a free collector.
+    pub collector_full: u64,
+}
+
+impl SchemeStats {
+    /// Adds `other` (another SM's counts) to `self`.
+    pub fn add(&mut self, other: &SchemeStats) {
+        for s in &other.structures {
+            match self.structures.iter_mut().find(|t| t.name == s.name) {
+                Some(t) => {
+                    t.reads += s.reads;
+                    t.writes += s.writes;
+                }
+                None => self.structures.push(s.clone()),
+            }
+        }
+        self.bank_conflicts_read_read += other.bank_conflicts_read_read;
+        self.bank_conflicts_read_write += other.bank_conflicts_read_write;
+        self.bank_conflicts_write_write += other.bank_conflicts_write_write;
+        self.collector_full += other.collector_full;
+    }
+}
+
+/// A register-file scheme modelling one SM. See the module documentation for the call order.
+pub trait RegisterFileScheme {
+    /// Registry name (`baseline`, `no-bank-conflicts`, …).
+    fn name(&self) -> &'static str;
+
+    /// Registers per thread this scheme allocates for `kernel`: by default the user's override,
+    /// else the kernel's maximum live 32-bit registers (at least 1).
+    fn registers_per_thread(&self, kernel: &KernelInfo, user_override: Option<u32>) -> u32 {
+        user_override.unwrap_or(kernel.max_live_registers).max(1)
+    }
+
+    /// The residency limits the occupancy calculator applies under this scheme (default: the
+    /// GPU's own).
+    fn residency_limits(&self, gpu: &GpuConfig) -> ResidencyLimits {
+        gpu.limits.clone()
+    }
+
+    /// Whether a resident CTA whose warps all wait on memory may be parked (its registers moved
+    /// aside so another CTA can start). The SM asks whenever that happens and counts the `true`
+    /// answers; the parking itself belongs to the scheme that answers `true` (FineReg).
+    fn may_park_cta(&self, _live_registers: u32) -> bool {
+        false
+    }
+
+    /// Cycles between the last operand read and dispatch to the execution unit (0 by default).
+    fn extra_read_stages(&self) -> u32 {
+        0
+    }
+
+    /// Cycles added to every write-back before the result is visible (0 by default).
+    fn extra_write_stages(&self) -> u32 {
+        0
+    }
+
+    /// An instruction issues at cycle `now`: accept it into a collector, or refuse.
+    fn try_issue(&mut self, req: &OperandRequest<'_>, now: u64) -> IssueOutcome;
+
+    /// One cycle of operand collection at `now` (after this cycle's writes): pushes the collectors
+    /// whose operands are now all read onto `collected`.
+    fn cycle(&mut self, now: u64, collected: &mut Vec<CuId>);
+
+    /// The instruction in `cu` left for its execution unit: the collector is free again.
+    fn release(&mut self, cu: CuId);
+
+    /// Writes a result at `now`; `false` if it cannot be written this cycle (retry next cycle).
+    fn try_write(&mut self, req: &WriteRequest<'_>, now: u64) -> bool;
+
+    /// True while reads are queued: the SM must simulate the next cycle rather than skip it.
+    fn busy(&self) -> bool;
+
+    /// Counts so far.
+    fn stats(&self) -> SchemeStats;
+}

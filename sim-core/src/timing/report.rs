@@ -1,0 +1,255 @@
+//! The result of one timing run: one serializable [`Report`] per (kernel launch sequence, GPU,
+//! scheme), identical natively and in WebAssembly. Every figure states its unit in its name or
+//! documentation; maps are `BTreeMap`s so the JSON has a fixed order.
+//!
+//! ```text
+//! { "scheme": "baseline", "cycles": 12840, "ipc": { "warp_instructions_per_cycle": 1.91,
+//!   "thread_instructions_per_cycle": 58.3 }, "stalls": { "issued": …, "scoreboard": …, … }, … }
+//! ```
+
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use serde::{Deserialize, Serialize};
+
+use super::memory::MemoryStats;
+use super::regfile::SchemeStats;
+use super::value_stats::ValueReport;
+
+/// Why a scheduler did not issue in a cycle (or that it did). Every scheduler cycle has exactly
+/// one: the cause of the warp that came closest to issuing, in the order listed from
+/// `SchemeSpecific` (closest) down to `Idle`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StallCause {
+    /// At least one instruction issued.
+    Issued,
+    /// A scheme-specific stall (acquire wait, buffer full, CTA switch, …).
+    SchemeSpecific,
+    /// Ready, but no operand collector was free (collectors held up by bank conflicts).
+    OperandCollection,
+    /// Ready, but its execution unit was still busy (initiation interval).
+    Structural,
+    /// Waiting for a result of an ALU instruction (scoreboard, RAW/WAW).
+    Scoreboard,
+    /// Waiting for a load's result, or for the LD/ST unit.
+    Memory,
+    /// Waiting at a CTA barrier.
+    Barrier,
+    /// Warps present but none with an instruction in its buffer (after a branch, or draining).
+    NoEligibleWarp,
+    /// No warp assigned to the scheduler.
+    Idle,
+}
+
+impl StallCause {
+    /// Closeness to issuing: the cycle's cause is the highest over the scheduler's warps.
+    pub fn rank(self) -> u8 {
+        match self {
+            StallCause::Issued => 9,
+            StallCause::SchemeSpecific => 8,
+            StallCause::OperandCollection => 7,
+            StallCause::Structural => 6,
+            StallCause::Scoreboard => 5,
+            StallCause::Memory => 4,
+            StallCause::Barrier => 3,
+            StallCause::NoEligibleWarp => 2,
+            StallCause::Idle => 1,
+        }
+    }
+}
+
+/// Scheduler cycles by cause, summed over all schedulers of all SMs; the fields add up to
+/// `cycles × schedulers per SM × SMs`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StallBreakdown {
+    /// Scheduler-cycles with an issue.
+    pub issued: u64,
+    /// Scheduler-cycles lost to a scheme-specific stall.
+    pub scheme_specific: u64,
+    /// Scheduler-cycles lost to operand collection (no free collector).
+    pub operand_collection: u64,
+    /// Scheduler-cycles lost to busy execution units.
+    pub structural: u64,
+    /// Scheduler-cycles lost to ALU dependences.
+    pub scoreboard: u64,
+    /// Scheduler-cycles lost to memory.
+    pub memory: u64,
+    /// Scheduler-cycles lost to barriers.
+    pub barrier: u64,
+    /// Scheduler-cycles with warps but none eligible.
+    pub no_eligible_warp: u64,
+    /// Scheduler-cycles without warps.
+    pub idle: u64,
+}
+
+impl StallBreakdown {
+    /// Adds `n` cycles of `cause`.
+    pub fn add(&mut self, cause: StallCause, n: u64) {
+        let f = match cause {
+            StallCause::Issued => &mut self.issued,
+            StallCause::SchemeSpecific => &mut self.scheme_specific,
+            StallCause::OperandCollection => &mut self.operand_collection,
+            StallCause::Structural => &mut self.structural,
+            StallCause::Scoreboard => &mut self.scoreboard,
+            StallCause::Memory => &mut self.memory,
+            StallCause::Barrier => &mut self.barrier,
+            StallCause::NoEligibleWarp => &mut self.no_eligible_warp,
+            StallCause::Idle => &mut self.idle,
+        };
+        *f += n;
+    }
+
+    /// Adds another breakdown.
+    pub fn merge(&mut self, o: &StallBreakdown) {
+        self.issued += o.issued;
+        self.scheme_specific += o.scheme_specific;
+        self.operand_collection += o.operand_collection;
+        self.structural += o.structural;
+        self.scoreboard += o.scoreboard;
+        self.memory += o.memory;
+        self.barrier += o.barrier;
+        self.no_eligible_warp += o.no_eligible_warp;
+        self.idle += o.idle;
+    }
+
+    /// All scheduler-cycles.
+    pub fn total(&self) -> u64 {
+        self.issued
+            + self.scheme_specific
+            + self.operand_collection
+            + self.structural
+            + self.scoreboard
+            + self.memory
+            + self.barrier
+            + self.no_eligible_warp
+            + self.idle
+    }
+}
+
+/// Instructions per cycle, chip-wide.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Ipc {
+    /// Warp-instructions issued per core cycle.
+    pub warp_instructions_per_cycle: f64,
+    /// Thread-instructions (active lanes) per core cycle — GPGPU-Sim's "IPC".
+    pub thread_instructions_per_cycle: f64,
+}
+
+/// How one kernel was placed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KernelPlacement {
+    /// Kernel name.
+    pub kernel: String,
+    /// Threads per CTA.
+    pub threads_per_cta: u32,
+    /// Registers per thread the scheme allocated.
+    pub registers_per_thread: u32,
+    /// Resident CTAs per SM allowed by the occupancy calculator.
+    pub ctas_per_sm: u32,
+    /// Resident warps per SM at that many CTAs.
+    pub warps_per_sm: u32,
+    /// Theoretical occupancy: warps per SM / maximum warps per SM (0 to 1).
+    pub theoretical_occupancy: f64,
+    /// The resources that bind (`registers`, `shared_memory`, …).
+    pub limited_by: Vec<String>,
+}
+
+/// Resident work at one moment.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct OccupancySample {
+    /// Core cycle of the sample.
+    pub cycle: u64,
+    /// CTAs resident on all SMs.
+    pub resident_ctas: u32,
+    /// Resident CTAs not parked (equal to `resident_ctas` for schemes that never park).
+    pub active_ctas: u32,
+    /// Warps resident on all SMs (finished warps of unfinished CTAs excluded).
+    pub resident_warps: u32,
+    /// Achieved occupancy: resident warps / (SMs × maximum warps per SM), 0 to 1.
+    pub achieved_occupancy: f64,
+}
+
+/// Occupancy over time, sampled every `interval_cycles` (doubled, merging pairs, whenever more
+/// than 1024 samples would be kept).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct OccupancyTimeline {
+    /// Cycles between samples.
+    pub interval_cycles: u64,
+    /// Samples in cycle order.
+    pub samples: Vec<OccupancySample>,
+}
+
+/// How the run ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum Outcome {
+    /// Every CTA completed.
+    Finished,
+    /// The cycle budget ran out first; figures cover the cycles simulated.
+    BudgetExceeded {
+        /// The budget in cycles.
+        budget_cycles: u64,
+    },
+    /// Not finished yet (a report taken mid-run).
+    Running,
+}
+
+/// Register-file traffic and energy.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RegisterFileReport {
+    /// Accesses (warp registers) and energy per access by structure.
+    pub scheme: SchemeStats,
+    /// Warp-register reads, all structures.
+    pub reads: u64,
+    /// Warp-register writes, all structures.
+    pub writes: u64,
+    /// Bank conflicts: read-request cycles lost to another read or a write, plus writes delayed by
+    /// another write.
+    pub bank_conflicts: u64,
+    /// Energy by structure in nJ.
+    pub energy_nj: BTreeMap<String, f64>,
+    /// Total register-file energy in nJ.
+    pub energy_total_nj: f64,
+}
+
+/// Everything measured in one timing run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// Register-file scheme.
+    pub scheme: String,
+    /// GPU preset name.
+    pub gpu: String,
+    /// SMs simulated.
+    pub sms: u32,
+    /// Warp schedulers per SM.
+    pub schedulers_per_sm: u32,
+    /// How the run ended.
+    pub outcome: Outcome,
+    /// Kernels in launch order of first appearance.
+    pub kernels: Vec<KernelPlacement>,
+    /// CTAs completed.
+    pub ctas: u64,
+    /// Core cycles from the first CTA dispatch to the last CTA's completion.
+    pub cycles: u64,
+    /// Warp-instructions issued.
+    pub warp_instructions: u64,
+    /// Thread-instructions issued (active lanes).
+    pub thread_instructions: u64,
+    /// Instructions per cycle.
+    pub ipc: Ipc,
+    /// Scheduler cycles by cause.
+    pub stalls: StallBreakdown,
+    /// Register-file traffic, bank conflicts and energy.
+    pub register_file: RegisterFileReport,
+    /// Reads per produced value and producer→consumer distances (from the streams).
+    pub values: ValueReport,
+    /// Resident and active CTAs and achieved occupancy over time.
+    pub occupancy_over_time: OccupancyTimeline,
+    /// Memory statistics.
+    pub memory: MemoryStats,
+    /// Times a scheme agreed to park a fully memory-stalled CTA (see
+    /// [`super::regfile::RegisterFileScheme::may_park_cta`]).
+    pub cta_park_requests: u64,
+}

@@ -1,0 +1,290 @@
+//! One streaming multiprocessor: warp slots, schedulers, scoreboard, the register-file scheme
+//! (operand collection), execution units, the LD/ST pipeline with its L1, and write-back.
+//!
+//! ```text
+//! cycle t:  write-back (due results claim banks, release the scoreboard)
+//!        →  operand collection (scheme arbitrates reads; collected instructions become ready)
+//!        →  dispatch (ready instructions start on a free unit; memory ones are timed)
+//!        →  issue (each scheduler picks a warp by policy; one cause per scheduler cycle)
+//! ```
+//!
+//! Timing of a dependent ALU chain: issue at t, operands read at t + 1 (no conflicts) and
+//! dispatched, result written back at t + 1 + latency, dependent issue at t + 2 + latency — a
+//! period of latency + 2 cycles.
+//!
+//! The SM sleeps through cycles in which nothing can change (no issue, no queued reads, no
+//! result due, no warp about to become ready): [`Sm::next_event`] says when to call it again and
+//! the skipped cycles are charged to the causes of the last simulated one, so the results are the
+//! same as simulating every cycle.
+
+use alloc::boxed::Box;
+use alloc::collections::VecDeque;
+use alloc::rc::Rc;
+use alloc::vec;
+use alloc::vec::Vec;
+
+use super::exec_units::ExecUnits;
+use super::ibuffer::IBuffer;
+use super::memory::l2::L2;
+use super::memory::{MemoryStats, SmMemory};
+use super::program::Program;
+use super::regfile::{CuId, RegisterFileScheme, SmGeometry};
+use super::report::{StallBreakdown, StallCause};
+use super::scheduler::Scheduler;
+use super::scoreboard::Scoreboard;
+use super::trace::{CtaStream, DynInst};
+use super::warp::{ResidentCta, Warp};
+use super::writeback::WritebackQueue;
+use crate::gpu::GpuConfig;
+
+/// What the SM shares with the rest of the chip during a cycle.
+pub struct ChipContext<'a> {
+    /// The decoded program.
+    pub program: &'a Program,
+    /// L2 and DRAM.
+    pub l2: &'a mut L2,
+    /// Memory counts.
+    pub mem_stats: &'a mut MemoryStats,
+}
+
+/// An instruction in a collector.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct InFlight {
+    pub warp: u32,
+    pub inst: DynInst,
+    pub seq: u64,
+}
+
+/// Counts of one SM.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SmStats {
+    /// Warp-instructions issued.
+    pub warp_instructions: u64,
+    /// Thread-instructions issued.
+    pub thread_instructions: u64,
+    /// Scheduler cycles by cause.
+    pub stalls: StallBreakdown,
+    /// Cycles a scheme agreed to park a CTA.
+    pub park_requests: u64,
+}
+
+/// One SM.
+pub struct Sm {
+    pub(super) warps: Vec<Warp>,
+    pub(super) ctas: Vec<Option<ResidentCta>>,
+    pub(super) schedulers: Vec<Scheduler>,
+    pub(super) scoreboard: Scoreboard,
+    pub(super) units: ExecUnits,
+    pub(super) rf: Box<dyn RegisterFileScheme>,
+    pub(super) mem: SmMemory,
+    pub(super) wb: WritebackQueue,
+    pub(super) in_cu: Vec<Option<InFlight>>,
+    pub(super) collected: Vec<CuId>,
+    pub(super) ready: VecDeque<(CuId, u64)>,
+    pub(super) order: Vec<u32>,
+    pub(super) seq: u64,
+    pub(super) geo: SmGeometry,
+    pub(super) writeback_width: u32,
+    pub(super) issue_per_cycle: u32,
+    pub(super) dual_issue: bool,
+    pub(super) stats: SmStats,
+    causes: Vec<StallCause>,
+    accounted_to: u64,
+    next_event: u64,
+    /// CTAs completed in the last simulated cycle (their run-wide numbers).
+    pub(super) finished: Vec<u64>,
+    pub(super) cta_numbers: Vec<u64>,
+}
+
+impl Sm {
+    /// An empty SM of `gpu` with register file `rf`.
+    pub fn new(gpu: &GpuConfig, geo: SmGeometry, rf: Box<dyn RegisterFileScheme>) -> Self {
+        let policy = gpu.scheduler.policy;
+        Sm {
+            warps: vec![Warp::empty(); geo.max_warps as usize],
+            ctas: Vec::new(),
+            schedulers: (0..geo.schedulers).map(|_| Scheduler::new(policy)).collect(),
+            scoreboard: Scoreboard::new(geo.max_warps as usize),
+            units: ExecUnits::new(gpu, geo.groups),
+            rf,
+            mem: SmMemory::new(gpu),
+            wb: WritebackQueue::default(),
+            in_cu: Vec::new(),
+            collected: Vec::new(),
+            ready: VecDeque::new(),
+            order: Vec::new(),
+            seq: 0,
+            geo,
+            writeback_width: gpu.register_file.writeback_width.max(1),
+            issue_per_cycle: gpu.scheduler.issue_width.max(1),
+            dual_issue: gpu.scheduler.dual_issue,
+            stats: SmStats::default(),
+            causes: vec![StallCause::Idle; geo.schedulers as usize],
+            accounted_to: 0,
+            next_event: u64::MAX,
+            finished: Vec::new(),
+            cta_numbers: Vec::new(),
+        }
+    }
+
+    /// The next cycle at which this SM must be simulated (`u64::MAX`: only a new CTA wakes it).
+    pub fn next_event(&self) -> u64 {
+        self.next_event
+    }
+
+    /// Resident CTAs.
+    pub fn resident_ctas(&self) -> u32 {
+        self.ctas.iter().filter(|c| c.is_some()).count() as u32
+    }
+
+    /// Resident unfinished warps.
+    pub fn resident_warps(&self) -> u32 {
+        self.ctas.iter().flatten().map(|c| c.live_warps).sum()
+    }
+
+    /// Free warp slots.
+    pub fn free_warp_slots(&self) -> u32 {
+        self.warps.iter().filter(|w| !w.live).count() as u32
+    }
+
+    /// Starts CTA number `number` at the end of cycle `now`: its warps fetch from `now + 1`.
+    pub fn launch(&mut self, stream: Rc<CtaStream>, number: u64, registers: u32, now: u64) {
+        let slot = match self.ctas.iter().position(Option::is_none) {
+            Some(s) => s,
+            None => {
+                self.ctas.push(None);
+                self.cta_numbers.push(0);
+                self.ctas.len() - 1
+            }
+        };
+        let mut slots = Vec::with_capacity(stream.warps.len());
+        for (index, ws) in stream.warps.iter().enumerate() {
+            let Some(w) = self.warps.iter().position(|w| !w.live) else { break };
+            let scheduler = w as u32 % self.geo.schedulers.max(1);
+            let per_group = (self.geo.schedulers / self.geo.groups.max(1)).max(1);
+            let group = (scheduler / per_group).min(self.geo.groups.max(1) - 1);
+            if let Some(warp) = self.warps.get_mut(w) {
+                *warp = Warp {
+                    live: true,
+                    cta: slot as u32,
+                    index: index as u32,
+                    uid: number * 1024 + index as u64,
+                    pc: 0,
+                    len: ws.insts.len() as u32,
+                    ib: IBuffer::starting_at(now + 1),
+                    at_barrier: false,
+                    in_flight: 0,
+                    scheduler,
+                    group,
+                };
+            }
+            self.scoreboard.clear(w);
+            if let Some(s) = self.schedulers.get_mut(scheduler as usize) {
+                s.add(w as u32);
+            }
+            slots.push(w as u32);
+        }
+        let live_warps = slots.len() as u32;
+        if live_warps == 0 {
+            self.finished.push(number);
+            return;
+        }
+        if let Some(c) = self.ctas.get_mut(slot) {
+            *c = Some(ResidentCta { stream, slots, live_warps, waiting: 0, registers });
+        }
+        if let Some(n) = self.cta_numbers.get_mut(slot) {
+            *n = number;
+        }
+        self.next_event = self.next_event.min(now + 1);
+        for w in self.ctas.get(slot).and_then(|c| c.as_ref()).map(|c| c.slots.clone()).unwrap_or_default() {
+            self.finish_if_done(w as usize, now);
+        }
+    }
+
+    /// Simulates cycle `now`.
+    pub fn cycle(&mut self, now: u64, cx: &mut ChipContext<'_>) {
+        self.account_until(now);
+        self.writeback(now, cx.program);
+        self.rf.cycle(now, &mut self.collected);
+        let extra = u64::from(self.rf.extra_read_stages());
+        for cu in self.collected.drain(..) {
+            self.ready.push_back((cu, now + extra));
+        }
+        self.dispatch(now, cx);
+        let (issued, wake) = self.issue(now, cx.program);
+        self.accounted_to = now + 1;
+        self.next_event = if issued || self.rf.busy() || !self.ready.is_empty() {
+            now + 1
+        } else {
+            let wb = self.wb.next_event(now).unwrap_or(u64::MAX);
+            wb.min(wake).max(now + 1)
+        };
+    }
+
+    /// Charges the cycles from the last simulated one up to (not including) `now` to the causes
+    /// of the last simulated cycle.
+    pub fn account_until(&mut self, now: u64) {
+        if now > self.accounted_to {
+            let n = now - self.accounted_to;
+            for &c in &self.causes {
+                self.stats.stalls.add(c, n);
+            }
+            self.accounted_to = now;
+        }
+    }
+
+    /// Records this cycle's cause of scheduler `s`.
+    pub(super) fn set_cause(&mut self, s: usize, cause: StallCause) {
+        if let Some(c) = self.causes.get_mut(s) {
+            *c = cause;
+        }
+        self.stats.stalls.add(cause, 1);
+    }
+
+    /// Warp `w` finished its stream and has nothing in flight: frees it, and its CTA when it was
+    /// the last.
+    pub(super) fn finish_if_done(&mut self, w: usize, now: u64) {
+        let Some(warp) = self.warps.get_mut(w) else { return };
+        if !warp.live || !warp.done() {
+            return;
+        }
+        warp.live = false;
+        let (cta, sched) = (warp.cta as usize, warp.scheduler as usize);
+        if let Some(s) = self.schedulers.get_mut(sched) {
+            s.remove(w as u32);
+        }
+        self.scoreboard.clear(w);
+        let Some(Some(c)) = self.ctas.get_mut(cta) else { return };
+        c.live_warps = c.live_warps.saturating_sub(1);
+        if c.live_warps == 0 {
+            if let Some(slot) = self.ctas.get_mut(cta) {
+                *slot = None;
+            }
+            self.finished.push(self.cta_numbers.get(cta).copied().unwrap_or(0));
+        } else {
+            self.try_release_barrier(cta, now);
+        }
+    }
+
+    /// Releases CTA `cta`'s barrier if every unfinished warp waits at it.
+    pub(super) fn try_release_barrier(&mut self, cta: usize, now: u64) {
+        let Some(Some(c)) = self.ctas.get_mut(cta) else { return };
+        if c.waiting == 0 || c.waiting < c.live_warps {
+            return;
+        }
+        c.waiting = 0;
+        let n = c.slots.len();
+        for i in 0..n {
+            let Some(w) = self.ctas.get(cta).and_then(|c| c.as_ref()).and_then(|c| c.slots.get(i).copied()) else {
+                return;
+            };
+            if let Some(warp) = self.warps.get_mut(w as usize) {
+                if warp.live && warp.at_barrier {
+                    warp.at_barrier = false;
+                    warp.ib.released(now);
+                }
+            }
+            self.finish_if_done(w as usize, now);
+        }
+    }
+}

@@ -1,0 +1,196 @@
+//! The issue stage: each scheduler walks its warps in policy order and issues from the first
+//! that can go; if none can, the cycle's single stall cause is that of the warp that came
+//! closest ([`StallCause::rank`]).
+//!
+//! ```text
+//! warp checks, in order: finished/draining → barrier → instruction buffer (branch) →
+//! scoreboard (memory or ALU producer) → execution unit free next cycle → collector (scheme)
+//! ```
+//!
+//! Issue width: up to `issue_width` consecutive instructions of the chosen warp per cycle; with
+//! dual issue (GT200) one more, to a different kind of unit.
+
+use super::exec_units::UnitKind;
+use super::program::{Control, MemOp, Program};
+use super::regfile::{IssueOutcome, OperandRequest};
+use super::report::StallCause;
+use super::scoreboard::Pending;
+use super::sm::{InFlight, Sm};
+
+/// Why a warp could not issue, and when it might (`None`: when some other event happens).
+#[derive(Clone, Copy, Debug)]
+struct Blocked {
+    cause: StallCause,
+    wake: Option<u64>,
+}
+
+const fn blocked(cause: StallCause) -> Blocked {
+    Blocked { cause, wake: None }
+}
+
+impl Sm {
+    /// Runs every scheduler at `now`; returns whether anything issued and the earliest cycle a
+    /// blocked warp may become ready by itself.
+    pub(super) fn issue(&mut self, now: u64, program: &Program) -> (bool, u64) {
+        let mut any = false;
+        let mut wake = u64::MAX;
+        let mut order = core::mem::take(&mut self.order);
+        for s in 0..self.schedulers.len() {
+            let Some(sched) = self.schedulers.get_mut(s) else { continue };
+            if sched.is_empty() {
+                self.set_cause(s, StallCause::Idle);
+                continue;
+            }
+            let sb = &self.scoreboard;
+            sched.refresh_active(|w| sb.waits_on_memory(w as usize));
+            sched.order(&mut order);
+            let mut best = StallCause::NoEligibleWarp;
+            let mut issued = false;
+            for &w in &order {
+                match self.issue_warp(w as usize, now, program) {
+                    Ok(()) => {
+                        if let Some(sched) = self.schedulers.get_mut(s) {
+                            sched.issued(w);
+                        }
+                        issued = true;
+                        break;
+                    }
+                    Err(b) => {
+                        if b.cause.rank() > best.rank() {
+                            best = b.cause;
+                        }
+                        if let Some(t) = b.wake {
+                            wake = wake.min(t);
+                        }
+                    }
+                }
+            }
+            any |= issued;
+            self.set_cause(s, if issued { StallCause::Issued } else { best });
+        }
+        self.order = order;
+        (any, wake)
+    }
+
+    /// Issues up to the issue width from warp `w`.
+    fn issue_warp(&mut self, w: usize, now: u64, program: &Program) -> Result<(), Blocked> {
+        let first = self.issue_one(w, now, program, None)?;
+        let max = self.issue_per_cycle + u32::from(self.dual_issue);
+        let mut prev = first;
+        for _ in 1..max {
+            match self.issue_one(w, now, program, Some(prev)) {
+                Ok(unit) => prev = unit,
+                Err(_) => break,
+            }
+        }
+        Ok(())
+    }
+
+    /// Issues the next instruction of warp `w` if it can go; `after` is the unit of an instruction
+    /// this warp already issued this cycle.
+    fn issue_one(
+        &mut self,
+        w: usize,
+        now: u64,
+        program: &Program,
+        after: Option<UnitKind>,
+    ) -> Result<UnitKind, Blocked> {
+        let Some(warp) = self.warps.get(w) else { return Err(blocked(StallCause::Idle)) };
+        if !warp.live || warp.pc >= warp.len {
+            return Err(blocked(StallCause::NoEligibleWarp));
+        }
+        if warp.at_barrier {
+            return Err(blocked(StallCause::Barrier));
+        }
+        let buffered = match after {
+            None => warp.ib.ready(now),
+            Some(_) => warp.ib.ready_at() == Some(now + 1),
+        };
+        if !buffered {
+            return Err(Blocked { cause: StallCause::NoEligibleWarp, wake: warp.ib.ready_at().filter(|&t| t > now) });
+        }
+        let (cta, index, pc, group, scheduler) = (warp.cta as usize, warp.index, warp.pc, warp.group, warp.scheduler);
+        let Some(inst) = self.ctas.get(cta).and_then(|c| c.as_ref()).and_then(|c| c.inst(index, pc)) else {
+            return Err(blocked(StallCause::NoEligibleWarp));
+        };
+        let Some(s) = program.insts.get(inst.sid as usize).copied() else {
+            return Err(blocked(StallCause::NoEligibleWarp));
+        };
+        if after.is_some_and(|u| !self.dual_issue_allowed(u, s.unit)) {
+            return Err(blocked(StallCause::Structural));
+        }
+        let (reads, writes) = (program.reads_of(&s), program.writes_of(&s));
+        match self.scoreboard.blocked(w, reads, writes) {
+            Some(Pending::Memory) => return Err(blocked(StallCause::Memory)),
+            Some(Pending::Alu) => return Err(blocked(StallCause::Scoreboard)),
+            None => {}
+        }
+        if let Control::Barrier { .. } | Control::Exit = s.control {
+            self.issue_control(w, now, s.control, inst.active);
+            return Ok(s.unit);
+        }
+        let free = self.units.free_at(s.unit, group);
+        if free > now + 1 {
+            let cause = if s.unit == UnitKind::LdSt { StallCause::Memory } else { StallCause::Structural };
+            return Err(Blocked { cause, wake: Some(free - 1) });
+        }
+        let [rf_reads, _, rf_writes, _] = program.operands_of(&s);
+        let req = OperandRequest {
+            warp: w as u32,
+            scheduler,
+            group,
+            sid: inst.sid,
+            reads: rf_reads,
+            writes: rf_writes,
+            unit: s.unit,
+            mem: s.mem,
+        };
+        let cu = match self.rf.try_issue(&req, now) {
+            IssueOutcome::Collecting(cu) => cu,
+            IssueOutcome::NoCollector => return Err(blocked(StallCause::OperandCollection)),
+            IssueOutcome::Stall => return Err(blocked(StallCause::SchemeSpecific)),
+        };
+        let why = if matches!(s.mem, MemOp::Load | MemOp::Atomic) { Pending::Memory } else { Pending::Alu };
+        self.scoreboard.reserve(w, writes, why);
+        if self.in_cu.len() <= cu as usize {
+            self.in_cu.resize(cu as usize + 1, None);
+        }
+        if let Some(slot) = self.in_cu.get_mut(cu as usize) {
+            *slot = Some(InFlight { warp: w as u32, inst, seq: self.seq });
+        }
+        self.seq += 1;
+        if let Some(warp) = self.warps.get_mut(w) {
+            warp.pc += 1;
+            warp.in_flight += 1;
+            warp.ib.issued(now, s.control == Control::Branch);
+        }
+        self.count_issue(inst.active);
+        Ok(s.unit)
+    }
+
+    fn dual_issue_allowed(&self, prev: UnitKind, next: UnitKind) -> bool {
+        !self.dual_issue || prev != next
+    }
+
+    fn count_issue(&mut self, active: u32) {
+        self.stats.warp_instructions += 1;
+        self.stats.thread_instructions += u64::from(active.count_ones());
+    }
+
+    /// Issues a barrier or exit: no operands, no unit.
+    fn issue_control(&mut self, w: usize, now: u64, control: Control, active: u32) {
+        let Some(warp) = self.warps.get_mut(w) else { return };
+        warp.pc += 1;
+        warp.ib.issued(now, false);
+        let cta = warp.cta as usize;
+        if let Control::Barrier { wait: true } = control {
+            warp.at_barrier = true;
+            if let Some(Some(c)) = self.ctas.get_mut(cta) {
+                c.waiting += 1;
+            }
+        }
+        self.count_issue(active);
+        self.finish_if_done(w, now);
+        self.try_release_barrier(cta, now);
+    }
+}

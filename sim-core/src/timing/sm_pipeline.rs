@@ -1,0 +1,113 @@
+//! The back half of the SM pipeline: write-back and dispatch to the execution units.
+//!
+//! ```text
+//! dispatch at t: ALU → result due at t + latency · LD/ST → busy for its transactions (or
+//! shared-memory conflict degree), load data due when the memory system returns it
+//! write-back at due: scheme.try_write (bank free?) → scoreboard release → branch resolves
+//! ```
+
+use super::exec_units::UnitKind;
+use super::memory::MemAccess;
+use super::program::{Control, MemOp, Program};
+use super::regfile::WriteRequest;
+use super::sm::{ChipContext, Sm};
+use super::trace::MemSpace;
+use super::writeback::Completion;
+
+impl Sm {
+    /// Writes back the results due at `now`, at most `writeback_width` register writes.
+    pub(super) fn writeback(&mut self, now: u64, program: &Program) {
+        self.wb.collect_due(now);
+        let mut written = 0;
+        let mut i = 0;
+        while let Some(c) = self.wb.peek(i) {
+            let Some(s) = program.insts.get(c.sid as usize) else {
+                self.wb.take(i);
+                continue;
+            };
+            let [_, _, rf_writes, _] = program.operands_of(s);
+            if !rf_writes.is_empty() {
+                let group = self.warps.get(c.warp as usize).map_or(0, |w| w.group);
+                let req = WriteRequest {
+                    warp: c.warp,
+                    group,
+                    sid: c.sid,
+                    units: rf_writes,
+                    from_memory: matches!(s.mem, MemOp::Load | MemOp::Atomic),
+                };
+                if written >= self.writeback_width || !self.rf.try_write(&req, now) {
+                    i += 1;
+                    continue;
+                }
+                written += 1;
+            }
+            self.wb.take(i);
+            self.complete(c, now, program);
+        }
+    }
+
+    fn complete(&mut self, c: Completion, now: u64, program: &Program) {
+        let w = c.warp as usize;
+        if let Some(s) = program.insts.get(c.sid as usize) {
+            self.scoreboard.release(w, program.writes_of(s));
+            if let Some(warp) = self.warps.get_mut(w) {
+                warp.in_flight = warp.in_flight.saturating_sub(1);
+                if s.control == Control::Branch {
+                    warp.ib.resolved(now);
+                }
+            }
+        }
+        self.finish_if_done(w, now);
+    }
+
+    /// Sends collected instructions to free execution units, oldest first.
+    pub(super) fn dispatch(&mut self, now: u64, cx: &mut ChipContext<'_>) {
+        let mut i = 0;
+        while let Some(&(cu, ready_at)) = self.ready.get(i) {
+            if ready_at > now || !self.try_dispatch(cu, now, cx) {
+                i += 1;
+                continue;
+            }
+            self.ready.remove(i);
+            self.rf.release(cu);
+            if let Some(slot) = self.in_cu.get_mut(cu as usize) {
+                *slot = None;
+            }
+        }
+    }
+
+    fn try_dispatch(&mut self, cu: u32, now: u64, cx: &mut ChipContext<'_>) -> bool {
+        let Some(Some(f)) = self.in_cu.get(cu as usize).copied() else { return true };
+        let Some(s) = cx.program.insts.get(f.inst.sid as usize).copied() else { return true };
+        let Some(warp) = self.warps.get(f.warp as usize) else { return true };
+        let (group, cta, index, uid) = (warp.group, warp.cta as usize, warp.index, warp.uid);
+        let extra_write = u64::from(self.rf.extra_write_stages());
+        let due = if s.unit == UnitKind::LdSt {
+            if self.units.free_at(UnitKind::LdSt, group) > now {
+                return false;
+            }
+            let space = f.inst.space.or(s.space).unwrap_or(MemSpace::Global);
+            let Some(Some(c)) = self.ctas.get(cta) else { return true };
+            let access = MemAccess {
+                space: if s.mem == MemOp::None { MemSpace::Shared } else { space },
+                op: s.mem,
+                addrs: c.addresses(index, &f.inst),
+                bytes: u32::from(f.inst.bytes),
+                warp_uid: uid,
+            };
+            let t = self.mem.access(&access, now, cx.l2, cx.mem_stats);
+            self.units.hold_until(UnitKind::LdSt, group, now, now + t.busy);
+            match s.mem {
+                MemOp::Store => now + 1,
+                _ => t.done.max(now + 1),
+            }
+        } else {
+            if !self.units.try_start(s.unit, group, now, s.timing) {
+                return false;
+            }
+            now + u64::from(s.timing.latency.max(1))
+        };
+        self.wb.push(Completion { due: due + extra_write, seq: f.seq, warp: f.warp, sid: f.inst.sid });
+        true
+    }
+}

@@ -1,0 +1,162 @@
+//! The timing model's input: each CTA's per-warp dynamic instruction streams, as the functional
+//! executor records them ([`crate::exec::stream`]), in a compact form the model replays.
+//!
+//! ```text
+//! CtaStream { launch: 0, shape: { kernel: 0, threads: 64, dynamic_smem: 0 }, warps: [
+//!   WarpStream { insts: [ {sid 0 ld.param …, active ffffffff}, {sid 3 ld.global, addrs 0..32}, … ] },
+//!   WarpStream { … } ] }
+//! ```
+//!
+//! A [`DynInst`] names its static instruction by `sid` (an index into [`super::program::Program`]),
+//! carries the SIMT active mask, the lanes whose guard held, and — for memory instructions — the
+//! resolved state space and a range of per-lane byte addresses (one per executed lane, lane
+//! order). Barriers, branches and exits are ordinary instructions whose static record says what
+//! they are. A [`CtaSource`] hands CTAs over one at a time, in the order the executor ran them;
+//! the adapter from the executor lives in [`super::exec_source`].
+
+use alloc::boxed::Box;
+use alloc::collections::VecDeque;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use serde::{Deserialize, Serialize};
+
+/// The state space a memory instruction accessed, as resolved from its addresses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MemSpace {
+    /// Global memory: coalesced, through L1, L2 and DRAM.
+    Global,
+    /// Per-thread local memory: interleaved per lane, then like global.
+    Local,
+    /// The CTA's shared memory: banked.
+    Shared,
+    /// Constant memory: a broadcast through the constant cache.
+    Const,
+    /// Kernel parameters (constant bank).
+    Param,
+}
+
+/// One executed warp-instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DynInst {
+    /// Static instruction id: an index into [`super::program::Program`].
+    pub sid: u32,
+    /// Lanes active in the SIMT stack (thread-instructions count these).
+    pub active: u32,
+    /// Active lanes whose guard predicate held (0: the instruction had no effect).
+    pub executed: u32,
+    /// First address of this instruction in [`WarpStream::addresses`].
+    pub addr_start: u32,
+    /// Number of addresses (one per executed lane for memory instructions; 0 otherwise).
+    pub addr_count: u32,
+    /// Bytes accessed per lane (memory instructions).
+    pub bytes: u16,
+    /// The space accessed (memory instructions).
+    pub space: Option<MemSpace>,
+}
+
+/// One warp's dynamic instruction stream in one CTA.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WarpStream {
+    /// Instructions in execution order.
+    pub insts: Vec<DynInst>,
+    /// Per-lane byte addresses of memory instructions.
+    pub addresses: Vec<u64>,
+}
+
+/// What a CTA is an instance of: which kernel, how many threads, how much dynamic shared memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct LaunchShape {
+    /// Kernel index in [`super::program::Program::kernels`].
+    pub kernel: u32,
+    /// Threads per CTA.
+    pub threads: u32,
+    /// Dynamic shared memory per CTA in bytes.
+    pub dynamic_smem: u32,
+}
+
+/// One CTA's streams.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CtaStream {
+    /// Launch index in the run (counting repetitions): all CTAs of launch `k` finish before any
+    /// CTA of launch `k + 1` starts.
+    pub launch: u32,
+    /// The kernel and block shape.
+    pub shape: LaunchShape,
+    /// The warps in index order.
+    pub warps: Vec<WarpStream>,
+}
+
+impl Default for LaunchShape {
+    fn default() -> Self {
+        LaunchShape { kernel: 0, threads: 32, dynamic_smem: 0 }
+    }
+}
+
+impl CtaStream {
+    /// Warp-instructions in this CTA.
+    pub fn warp_instructions(&self) -> u64 {
+        self.warps.iter().map(|w| w.insts.len() as u64).sum()
+    }
+
+    /// Checks every `sid` against `program_len` and every address range against its warp's
+    /// addresses, so the model can index without further checks.
+    pub fn validate(&self, program_len: usize) -> Result<(), String> {
+        for (w, warp) in self.warps.iter().enumerate() {
+            for (i, d) in warp.insts.iter().enumerate() {
+                let end = u64::from(d.addr_start) + u64::from(d.addr_count);
+                if d.sid as usize >= program_len || end > warp.addresses.len() as u64 {
+                    return Err(alloc::format!(
+                        "launch {} warp {w} instruction {i}: static id {} or address range {}..{end} out of range",
+                        self.launch,
+                        d.sid,
+                        d.addr_start
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Where CTAs come from: the executor (through [`super::exec_source::ExecSource`]) or a list.
+pub trait CtaSource {
+    /// The next CTA in execution order, `None` after the last; an error ends the simulation.
+    fn next_cta(&mut self) -> Result<Option<CtaStream>, String>;
+
+    /// CTAs this source will produce in all, when known (progress reporting only).
+    fn total_ctas(&self) -> Option<u64> {
+        None
+    }
+}
+
+/// A source over CTAs held in memory (tests, replays).
+#[derive(Clone, Debug, Default)]
+pub struct VecSource {
+    ctas: VecDeque<CtaStream>,
+    total: u64,
+}
+
+impl VecSource {
+    /// The CTAs in order.
+    pub fn new(ctas: Vec<CtaStream>) -> Self {
+        let total = ctas.len() as u64;
+        VecSource { ctas: ctas.into(), total }
+    }
+
+    /// Boxed, for [`super::Simulation::new`].
+    pub fn boxed(ctas: Vec<CtaStream>) -> Box<dyn CtaSource> {
+        Box::new(Self::new(ctas))
+    }
+}
+
+impl CtaSource for VecSource {
+    fn next_cta(&mut self) -> Result<Option<CtaStream>, String> {
+        Ok(self.ctas.pop_front())
+    }
+
+    fn total_ctas(&self) -> Option<u64> {
+        Some(self.total)
+    }
+}

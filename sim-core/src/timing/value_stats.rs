@@ -1,0 +1,170 @@
+//! Value statistics from the dynamic streams (Wyse §4; SCHEMES.md §1): how many times each
+//! produced register value is read before it is overwritten or its warp ends (histogram 0, 1, 2,
+//! more than 2), and for each read, how many dynamic instructions of the same warp separate it
+//! from its producer (a CDF). A value is one write of one register (a 64-bit register is one
+//! value); predicates are not counted (their own file); an instruction whose guard held in no
+//! lane neither reads nor writes; a source named twice in one instruction is one read.
+//!
+//! ```text
+//! add %r3, %r1, %r2   // i = 10: value v = (%r3, 10)
+//! mul %r4, %r3, %r3   // i = 11: v read once, distance 1
+//! st [%rd1], %r3      // i = 12: v read again, distance 2 → v has 2 reads when %r3 is next written
+//! ```
+//!
+//! The figures do not depend on the register-file scheme: they are computed once per CTA as the
+//! streams arrive and appear in every scheme's report.
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+use serde::{Deserialize, Serialize};
+
+use super::program::Program;
+use super::trace::WarpStream;
+
+/// Distances up to this many instructions are kept exactly; larger ones share one bucket.
+pub const MAX_DISTANCE: usize = 64;
+
+/// Produced values by how often they were read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReadsPerValue {
+    /// Values never read.
+    pub zero: u64,
+    /// Values read exactly once.
+    pub one: u64,
+    /// Values read twice.
+    pub two: u64,
+    /// Values read more than twice.
+    pub more_than_two: u64,
+}
+
+impl ReadsPerValue {
+    /// All values.
+    pub fn total(&self) -> u64 {
+        self.zero + self.one + self.two + self.more_than_two
+    }
+
+    /// Adds another histogram.
+    pub fn merge(&mut self, o: &ReadsPerValue) {
+        self.zero += o.zero;
+        self.one += o.one;
+        self.two += o.two;
+        self.more_than_two += o.more_than_two;
+    }
+}
+
+/// One point of the distance CDF.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CdfPoint {
+    /// Producer→consumer distance in dynamic instructions of the warp.
+    pub distance: u32,
+    /// Fraction of reads (of produced values) at this distance or closer, 0 to 1.
+    pub cumulative_fraction: f64,
+}
+
+/// The value statistics of a run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ValueReport {
+    /// Values by number of reads.
+    pub reads_per_value: ReadsPerValue,
+    /// Reads of produced values (the CDF's denominator).
+    pub reads: u64,
+    /// CDF of producer→consumer distance for distances 1..=64 (the rest are farther).
+    pub distance_cdf: Vec<CdfPoint>,
+}
+
+/// Accumulates value statistics warp by warp.
+#[derive(Clone, Debug, Default)]
+pub struct ValueStats {
+    hist: ReadsPerValue,
+    distances: Vec<u64>,
+    def_at: Vec<u64>,
+    reads: Vec<u32>,
+    touched: Vec<u32>,
+}
+
+impl ValueStats {
+    /// Statistics for `program`'s registers.
+    pub fn new(program: &Program) -> Self {
+        ValueStats {
+            hist: ReadsPerValue::default(),
+            distances: vec![0; MAX_DISTANCE + 2],
+            def_at: vec![0; program.units as usize],
+            reads: vec![0; program.units as usize],
+            touched: Vec::new(),
+        }
+    }
+
+    fn close(&mut self, u: usize) {
+        let n = self.reads.get(u).copied().unwrap_or(0);
+        match n {
+            0 => self.hist.zero += 1,
+            1 => self.hist.one += 1,
+            2 => self.hist.two += 1,
+            _ => self.hist.more_than_two += 1,
+        }
+    }
+
+    /// Adds one warp's stream.
+    pub fn add_warp(&mut self, program: &Program, warp: &WarpStream) {
+        for (i, d) in warp.insts.iter().enumerate() {
+            if d.executed == 0 {
+                continue;
+            }
+            let Some(s) = program.insts.get(d.sid as usize) else { continue };
+            let [rf_reads, _, rf_writes, _] = program.operands_of(s);
+            let now = i as u64 + 1;
+            for &u in rf_reads {
+                let u = u as usize;
+                let (Some(&def), Some(r)) = (self.def_at.get(u), self.reads.get_mut(u)) else { continue };
+                if def == 0 || !program.value_head.get(u).copied().unwrap_or(false) {
+                    continue;
+                }
+                *r += 1;
+                let d = ((now - def) as usize).min(MAX_DISTANCE + 1);
+                if let Some(b) = self.distances.get_mut(d) {
+                    *b += 1;
+                }
+            }
+            for &u in rf_writes {
+                let ui = u as usize;
+                if !program.value_head.get(ui).copied().unwrap_or(false) {
+                    continue;
+                }
+                match self.def_at.get(ui).copied() {
+                    Some(0) => self.touched.push(u),
+                    Some(_) => self.close(ui),
+                    None => continue,
+                }
+                if let (Some(def), Some(r)) = (self.def_at.get_mut(ui), self.reads.get_mut(ui)) {
+                    *def = now;
+                    *r = 0;
+                }
+            }
+        }
+        let touched = core::mem::take(&mut self.touched);
+        for &u in &touched {
+            self.close(u as usize);
+            if let (Some(def), Some(r)) = (self.def_at.get_mut(u as usize), self.reads.get_mut(u as usize)) {
+                *def = 0;
+                *r = 0;
+            }
+        }
+        self.touched = touched;
+        self.touched.clear();
+    }
+
+    /// The figures so far.
+    pub fn report(&self) -> ValueReport {
+        let reads: u64 = self.distances.iter().sum();
+        let mut cum = 0;
+        let distance_cdf = (1..=MAX_DISTANCE)
+            .map(|d| {
+                cum += self.distances.get(d).copied().unwrap_or(0);
+                let cumulative_fraction = if reads == 0 { 0.0 } else { cum as f64 / reads as f64 };
+                CdfPoint { distance: d as u32, cumulative_fraction }
+            })
+            .collect();
+        ValueReport { reads_per_value: self.hist, reads, distance_cdf }
+    }
+}

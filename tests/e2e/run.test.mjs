@@ -1,0 +1,134 @@
+// End-to-end tests of the launch editor and the timing run (Web Worker, progress, Cancel, charts)
+// against the release build served from /course/reglab/. Run: tests/e2e/run.sh.
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+
+import { artifactsDir, serveSite } from './site.mjs';
+
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'];
+
+let site;
+let browser;
+
+before(async () => {
+  site = await serveSite();
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+});
+
+after(async () => {
+  await browser?.close();
+  await site?.stop();
+});
+
+async function openPage() {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('response', (response) => {
+    if (response.status() >= 400) problems.push(`HTTP ${response.status()}: ${response.url()}`);
+  });
+  await page.goto(site.url);
+  await page.locator('#launch-params').waitFor();
+  return { page, problems, close: () => context.close() };
+}
+
+/** Sets the scheme checkboxes to exactly `names`. */
+async function chooseSchemes(page, names) {
+  for (const box of await page.locator('#run-schemes input[type=checkbox]').all()) {
+    const want = names.includes(await box.getAttribute('value'));
+    if ((await box.isChecked()) !== want) await box.click();
+  }
+}
+
+/** Clicks Run and waits for the results; returns the IPC column of the summary table. */
+async function runAndReadIpc(page) {
+  await page.locator('#run-button').click();
+  await page.locator('#run-results').waitFor({ timeout: 120_000 });
+  const rows = await page.locator('#run-results .summary tbody tr').all();
+  const out = {};
+  for (const row of rows) {
+    const cells = await row.locator('td').allTextContents();
+    out[cells[0]] = [Number(cells[3]), Number(cells[4])];
+  }
+  return out;
+}
+
+test('vector add: the shipped launch is shown, runs give positive, identical IPC and charts', async () => {
+  const { page, problems, close } = await openPage();
+  try {
+    assert.match(await page.locator('.launch-kernel-name').textContent(), /vecAdd/);
+    assert.equal(await page.locator('#grid-0').inputValue(), '16');
+    assert.equal(await page.locator('#block-0').inputValue(), '256');
+    assert.equal(await page.locator('#launch-params tbody tr').count(), 4);
+    await chooseSchemes(page, ['baseline', 'no-bank-conflicts']);
+    const first = await runAndReadIpc(page);
+    assert.deepEqual(Object.keys(first), ['baseline', 'no-bank-conflicts']);
+    for (const [warp, thread] of Object.values(first)) {
+      assert.ok(Number.isFinite(warp) && warp > 0, `warp IPC ${warp}`);
+      assert.ok(Number.isFinite(thread) && thread > 0, `thread IPC ${thread}`);
+    }
+    const second = await runAndReadIpc(page);
+    assert.deepEqual(second, first, 'two runs of the same setup give the same IPC');
+    for (const id of ['ipc-warp', 'ipc-thread', 'speedup', 'stalls', 'occupancy', 'regfile', 'reads-per-value']) {
+      const chart = page.locator(`#chart-${id}`);
+      assert.equal(await chart.locator('svg[role=img] rect, svg[role=img] polyline').count() > 0, true, id);
+      assert.equal(await chart.locator('details table').count(), 1, id);
+    }
+    await page.locator('#run-results').screenshot({ path: join(artifactsDir, 'run-results.png') });
+    await page.screenshot({ path: join(artifactsDir, 'run.png'), fullPage: true });
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});
+
+test('Cancel stops a long run and the page stays usable', async () => {
+  const { page, close } = await openPage();
+  try {
+    await page.locator('#grid-0').fill('65535');
+    // Threads past n = 4096 exit at the bounds guard: a long run with small buffers.
+    await page.locator('#run-button').click();
+    await page.locator('#run-progress').waitFor();
+    await page.waitForTimeout(1500);
+    // The page answers while the worker runs.
+    await page.locator('#launch-json-toggle').click();
+    assert.match(await page.locator('#launch-json').inputValue(), /65535/);
+    await page.locator('#launch-json-toggle').click();
+    await page.locator('#cancel-button').click();
+    await page.locator('.run-cancelled').waitFor();
+    assert.equal(await page.locator('#run-button').isEnabled(), true);
+    await page.locator('button:has-text("Reset")').click();
+    assert.equal(await page.locator('#grid-0').inputValue(), '16');
+    const ipc = await runAndReadIpc(page);
+    assert.ok(Object.values(ipc).every(([w]) => w > 0));
+  } finally {
+    await close();
+  }
+});
+
+test('a bad launch shows an error and never crashes', async () => {
+  const { page, problems, close } = await openPage();
+  try {
+    await page.locator('#block-0').fill('0');
+    await page.locator('#launch-invalid').waitFor();
+    assert.match(await page.locator('#launch-invalid').textContent(), /block/i);
+    assert.equal(await page.locator('#run-button').isDisabled(), true);
+    await page.locator('#block-0').fill('-1');
+    await page.locator('#launch-edit-error').waitFor();
+    await page.locator('#launch-json-toggle').click();
+    await page.locator('#launch-json').fill('{ "grid": [1,1,1], "oops": 1 }');
+    await page.locator('#launch-edit-error').waitFor();
+    await page.screenshot({ path: join(artifactsDir, 'run-error.png'), fullPage: true });
+    await page.locator('#launch-json-toggle').click();
+    await page.locator('button:has-text("Reset")').click();
+    await page.locator('#launch-invalid').waitFor({ state: 'detached' });
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});

@@ -1,0 +1,118 @@
+//! Running a timing file test: `tests/cases/timing/<name>.ptx` carries a `// launch: {…}` header
+//! (the executor's launch format) and a `// timing: PRESET [sms=N] [schemes=a,b] [registers=N]`
+//! header; the key figures of each scheme's report, as text, must equal `<name>.expected`.
+//!
+//! ```text
+//! // timing: hopper-h100 sms=1 schemes=baseline,no-bank-conflicts
+//! == baseline
+//! cycles 47 · warp instructions 10 · thread instructions 320 …
+//! ```
+
+use std::fmt::Write as _;
+
+use sim_core::exec::LaunchSetup;
+use sim_core::gpu::presets;
+use sim_core::timing::report::Report;
+use sim_core::timing::{Simulation, TimingOptions};
+
+use crate::exec_case::launch_header;
+
+/// The `// timing:` header: preset, options and schemes.
+pub fn timing_header(src: &str) -> Result<(String, TimingOptions, Vec<String>), String> {
+    let words = crate::filetest::header_words(src, "timing");
+    let preset = words.first().ok_or("no '// timing:' header")?.to_string();
+    let mut options = TimingOptions::default();
+    let mut schemes = vec![String::from("baseline")];
+    for w in words.iter().skip(1) {
+        let (k, v) = w.split_once('=').ok_or_else(|| format!("bad header word {w}"))?;
+        match k {
+            "sms" => options.sms = Some(v.parse().map_err(|_| format!("bad sms {v}"))?),
+            "registers" => options.registers_per_thread = Some(v.parse().map_err(|_| format!("bad registers {v}"))?),
+            "schemes" => schemes = v.split(',').map(String::from).collect(),
+            _ => return Err(format!("unknown header key {k}")),
+        }
+    }
+    Ok((preset, options, schemes))
+}
+
+/// The reports of the file test `src` (one per scheme of its header).
+pub fn simulate(src: &str) -> Result<Vec<Report>, String> {
+    let (preset, options, schemes) = timing_header(src)?;
+    let gpu = presets::by_name(&preset).ok_or_else(|| format!("unknown preset {preset}"))?;
+    let module = sim_core::ptx::compile(src).map_err(|d| format!("{d:?}"))?;
+    let setup = LaunchSetup::from_json(launch_header(src).unwrap_or("{}")).map_err(|e| format!("{e:?}"))?;
+    let names: Vec<&str> = schemes.iter().map(String::as_str).collect();
+    let mut sim = Simulation::from_launch(&module, &setup, &gpu, &names, options).map_err(|e| e.to_string())?;
+    sim.run_to_end().map_err(|e| e.to_string())
+}
+
+/// The text the `.expected` file holds: the figures a reader can check by hand.
+pub fn render(reports: &[Report]) -> String {
+    let mut out = String::new();
+    for r in reports {
+        let _ = writeln!(out, "== {}", r.scheme);
+        let _ = writeln!(out, "outcome {:?} · ctas {} · cycles {}", r.outcome, r.ctas, r.cycles);
+        for k in &r.kernels {
+            let _ = writeln!(
+                out,
+                "kernel {} · {} threads/CTA · {} registers/thread · {} CTAs/SM ({} warps, occupancy {:.4}) · limited by {}",
+                k.kernel,
+                k.threads_per_cta,
+                k.registers_per_thread,
+                k.ctas_per_sm,
+                k.warps_per_sm,
+                k.theoretical_occupancy,
+                k.limited_by.join("+")
+            );
+        }
+        let _ = writeln!(
+            out,
+            "instructions: warp {} · thread {} · IPC warp {:.4}/cycle · thread {:.4}/cycle",
+            r.warp_instructions,
+            r.thread_instructions,
+            r.ipc.warp_instructions_per_cycle,
+            r.ipc.thread_instructions_per_cycle
+        );
+        let s = &r.stalls;
+        let _ = writeln!(
+            out,
+            "scheduler cycles: issued {} · scheme {} · operand collection {} · structural {} · scoreboard {} · memory {} · barrier {} · no eligible {} · idle {} · total {}",
+            s.issued, s.scheme_specific, s.operand_collection, s.structural, s.scoreboard, s.memory, s.barrier,
+            s.no_eligible_warp, s.idle, s.total()
+        );
+        let rf = &r.register_file;
+        let _ = writeln!(
+            out,
+            "register file: reads {} · writes {} · bank conflicts {} (read-read {}, read-write {}, write-write {}) · energy {:.3} nJ",
+            rf.reads,
+            rf.writes,
+            rf.bank_conflicts,
+            rf.scheme.bank_conflicts_read_read,
+            rf.scheme.bank_conflicts_read_write,
+            rf.scheme.bank_conflicts_write_write,
+            rf.energy_total_nj
+        );
+        let m = &r.memory;
+        let _ = writeln!(
+            out,
+            "memory: loads {} · stores {} · shared {} · const {} · transactions {} · L1 {}/{} · L2 {}/{} · DRAM reads {} writes {}",
+            m.global_loads, m.global_stores, m.shared_accesses, m.const_accesses, m.transactions, m.l1_hits, m.l1_misses,
+            m.l2_hits, m.l2_misses, m.dram_reads, m.dram_writes
+        );
+        let v = &r.values.reads_per_value;
+        let _ = writeln!(
+            out,
+            "values: read 0× {} · 1× {} · 2× {} · >2× {} · reads {}",
+            v.zero, v.one, v.two, v.more_than_two, r.values.reads
+        );
+    }
+    out
+}
+
+/// The whole rendering of the test `src`, or its error.
+pub fn run_case(src: &str) -> String {
+    match simulate(src) {
+        Ok(r) => render(&r),
+        Err(e) => format!("error: {e}\n"),
+    }
+}

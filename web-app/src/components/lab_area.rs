@@ -1,0 +1,40 @@
+//! The lab area under the editor: launch editor, run panel and results. Reads the `AppState`
+//! context itself (so the page layout only places it) and runs the lab's effects and the worker.
+
+use yew::prelude::*;
+
+use crate::components::{LaunchEditor, RunPanel, RunResults};
+use crate::lab::RunStatus;
+use crate::lab_hooks::use_lab_effects;
+use crate::state::{Action, AppContext, AppState};
+use crate::worker_client::use_run_worker;
+
+/// Launch editor, run panel and results.
+#[function_component(LabArea)]
+pub fn lab_area() -> Html {
+    let ctx = use_context::<AppContext>();
+    let dispatcher = ctx.as_ref().map(|s| s.dispatcher());
+    let dispatch = use_memo(dispatcher, |d| {
+        let d = d.clone();
+        Callback::from(move |action: Action| {
+            if let Some(d) = &d {
+                d.dispatch(action);
+            }
+        })
+    });
+    let on_lab = use_memo(dispatch.clone(), |d| d.reform(Action::Lab));
+    let fallback = use_memo((), |_| AppState::new("", None, crate::state::StorageStatus::Fresh));
+    let state: &AppState = ctx.as_deref().unwrap_or(&fallback);
+    use_lab_effects(state, (*dispatch).clone());
+    let controls = use_run_worker((*dispatch).clone());
+    let lab = state.lab.clone();
+    html! {
+        <div class="lab" id="lab">
+            <div class="lab-setup">
+                <LaunchEditor lab={lab.clone()} on_action={(*on_lab).clone()} />
+                <RunPanel lab={lab.clone()} source={state.source.clone()} on_action={(*on_lab).clone()} controls={controls} />
+            </div>
+            if let RunStatus::Done(reports) = &lab.run { <RunResults reports={reports.clone()} /> }
+        </div>
+    }
+}

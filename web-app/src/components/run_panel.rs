@@ -1,0 +1,91 @@
+//! The run panel: GPU preset, register-file schemes to compare, Run and Cancel, the progress bar,
+//! and the run's error or cancellation. View code only; the run itself is in the worker.
+
+use std::rc::Rc;
+
+use yew::prelude::*;
+
+use crate::components::GpuSelect;
+use crate::lab::{LabAction, LabState, RunStatus};
+use crate::run_job::RunRequest;
+use crate::worker_client::RunControls;
+
+/// Properties of [`RunPanel`].
+#[derive(Properties, Clone, PartialEq)]
+pub struct RunPanelProps {
+    /// The lab state.
+    pub lab: Rc<LabState>,
+    /// The PTX text to run.
+    pub source: AttrValue,
+    /// Receives setting changes.
+    pub on_action: Callback<LabAction>,
+    /// Starts and cancels runs.
+    pub controls: RunControls,
+}
+
+/// The run panel.
+#[function_component(RunPanel)]
+pub fn run_panel(props: &RunPanelProps) -> Html {
+    let lab = &props.lab;
+    let on = &props.on_action;
+    let running = lab.running();
+    let blocked = lab.schemes.is_empty() || lab.invalid.is_some();
+    let run = {
+        let (lab, source, start) = (lab.clone(), props.source.clone(), props.controls.start.clone());
+        Callback::from(move |_: MouseEvent| {
+            start.emit(RunRequest {
+                ptx: source.to_string(),
+                launch: (*lab.setup).clone(),
+                gpu: lab.gpu.clone(),
+                schemes: lab.schemes.clone(),
+            });
+        })
+    };
+    let cancel = props.controls.cancel.reform(|_: MouseEvent| ());
+    let schemes = sim_core::timing::regfile::registry::SCHEMES.iter().map(|s| {
+        let name = s.name;
+        let onchange = on.reform(move |_: Event| LabAction::ToggleScheme(name.into()));
+        html! {
+            <label class="scheme" title={s.description}>
+                <input type="checkbox" value={name} checked={lab.schemes.iter().any(|x| x == name)} onchange={onchange} />
+                { name }
+            </label>
+        }
+    });
+    html! {
+        <section class="run-panel" aria-labelledby="run-heading">
+            <div class="lab-head"><h2 id="run-heading">{ "Timing run" }</h2></div>
+            <div class="run-controls">
+                <GpuSelect value={lab.gpu.clone()} on_change={on.reform(LabAction::Gpu)} />
+                <fieldset class="schemes" id="run-schemes"><legend>{ "Register-file schemes" }</legend>{ for schemes }</fieldset>
+                <button type="button" id="run-button" class="primary" onclick={run} disabled={running || blocked}
+                        title={if blocked { "Fix the launch setup and choose a scheme first" } else { "Run the timing model in a Web Worker" }}>{ "Run" }</button>
+                if running { <button type="button" id="cancel-button" onclick={cancel}>{ "Cancel" }</button> }
+            </div>
+            if lab.schemes.is_empty() { <p class="field-error">{ "Choose at least one scheme." }</p> }
+            { status(&lab.run) }
+        </section>
+    }
+}
+
+fn status(run: &RunStatus) -> Html {
+    match run {
+        RunStatus::Idle | RunStatus::Done(_) => Html::default(),
+        RunStatus::Running(p) => html! {
+            <div class="run-progress" id="run-status" aria-live="polite">
+                <progress id="run-progress" max="1" value={p.fraction.to_string()} aria-label="Run progress" />
+                <span>{ format!("{:.0}% · {} warp-instructions · {} cycles", p.fraction * 100.0, p.warp_instructions, p.cycles) }</span>
+            </div>
+        },
+        RunStatus::Cancelled => {
+            html! { <p class="run-cancelled" id="run-status" role="status">{ "Run cancelled." }</p> }
+        }
+        RunStatus::Failed(f) => html! {
+            <div class="run-error" id="run-error" role="alert">
+                <strong>{ f.title() }</strong>
+                <p>{ f.message.clone() }</p>
+                <p class="run-error-kind">{ format!("({})", f.kind) }</p>
+            </div>
+        },
+    }
+}

@@ -1,0 +1,208 @@
+//! One timing run as the Web Worker does it, and the messages between page and worker (JSON).
+//! Pure Rust over `sim-core`, so it is tested natively; `worker_main.rs` is only the glue.
+//!
+//! ```text
+//! worker → page   {"type":"ready"}            (its wasm has loaded)
+//! page → worker   RunRequest { ptx, launch, gpu, schemes }
+//! worker → page   {"type":"progress","fraction":0.4,"warp_instructions":81920,"cycles":12000} …
+//!                 {"type":"done","reports":[Report, …]}  or  {"type":"failed","kind":"fault",…}
+//! ```
+
+use serde::{Deserialize, Serialize};
+use sim_core::exec::LaunchSetup;
+use sim_core::gpu::presets;
+use sim_core::timing::{Report, Simulation, TimingError, TimingOptions};
+
+/// Cycles between occupancy samples (the model doubles it to keep at most 1024 samples), small
+/// enough that short runs still get an occupancy curve.
+pub const SAMPLE_INTERVAL_CYCLES: u64 = 16;
+
+/// Cycles simulated between two progress messages.
+pub const CHUNK_CYCLES: u64 = 20_000;
+
+/// What the page asks the worker to run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunRequest {
+    /// The PTX module.
+    pub ptx: String,
+    /// The launch setup.
+    pub launch: LaunchSetup,
+    /// GPU preset name (`sim_core::gpu::presets`).
+    pub gpu: String,
+    /// Register-file scheme names (`sim_core::timing::regfile::registry`).
+    pub schemes: Vec<String>,
+}
+
+/// Where a run stands.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunProgress {
+    /// Completed CTAs over all CTAs × schemes, 0 to 1.
+    pub fraction: f64,
+    /// Warp-instructions issued so far, summed over schemes.
+    pub warp_instructions: u64,
+    /// Core cycles simulated so far (the furthest scheme).
+    pub cycles: u64,
+}
+
+/// Why a run gave no reports.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunFailure {
+    /// `compile`, `gpu`, `scheme`, `invalid_launch`, `fault`, `budget_exceeded`, `unsupported`,
+    /// `does_not_fit`, `deadlock`, `internal`, `worker`.
+    pub kind: String,
+    /// What happened, with the instruction, thread and address where the executor names them.
+    pub message: String,
+}
+
+impl RunFailure {
+    /// A failure of `kind`.
+    pub fn new(kind: &str, message: impl Into<String>) -> Self {
+        RunFailure { kind: kind.into(), message: message.into() }
+    }
+
+    /// A heading for the error box.
+    pub fn title(&self) -> &'static str {
+        match self.kind.as_str() {
+            "compile" => "The kernel does not compile",
+            "invalid_launch" => "The launch setup is not valid",
+            "fault" => "Memory fault",
+            "budget_exceeded" => "Instruction budget exceeded",
+            "unsupported" => "Unsupported instruction",
+            "does_not_fit" => "The kernel does not fit on an SM",
+            "gpu" | "scheme" => "Unknown choice",
+            "worker" => "The worker failed",
+            _ => "The run failed",
+        }
+    }
+}
+
+/// A message from the worker.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum WorkerReply {
+    /// The worker has loaded and listens (messages sent before that would be lost).
+    Ready,
+    /// The run advanced.
+    Progress(RunProgress),
+    /// One report per scheme, in the order asked.
+    Done {
+        /// The reports.
+        reports: Vec<Report>,
+    },
+    /// The run failed.
+    Failed(RunFailure),
+}
+
+fn from_timing(e: TimingError) -> RunFailure {
+    match e {
+        TimingError::Source(m) => {
+            let kind = if m.starts_with("fault") {
+                "fault"
+            } else if m.starts_with("budget exceeded") {
+                "budget_exceeded"
+            } else if m.starts_with("unsupported") {
+                "unsupported"
+            } else if m.starts_with("invalid launch") {
+                "invalid_launch"
+            } else if m.starts_with("deadlock") {
+                "deadlock"
+            } else {
+                "executor"
+            };
+            RunFailure::new(kind, m)
+        }
+        TimingError::UnknownScheme(_) => RunFailure::new("scheme", e.to_string()),
+        TimingError::UnsupportedGpu(_) => RunFailure::new("gpu", e.to_string()),
+        TimingError::DoesNotFit { .. } | TimingError::Occupancy(_) => RunFailure::new("does_not_fit", e.to_string()),
+        TimingError::Deadlock { .. } => RunFailure::new("deadlock", e.to_string()),
+        TimingError::Internal(_) => RunFailure::new("internal", e.to_string()),
+    }
+}
+
+/// Runs `req` to the end, calling `progress` after every chunk of cycles.
+pub fn execute(req: &RunRequest, mut progress: impl FnMut(RunProgress)) -> Result<Vec<Report>, RunFailure> {
+    let checked = sim_core::ptx::check(&req.ptx);
+    let module = checked.module.ok_or_else(|| {
+        let first = checked.diagnostics.first().map(|d| d.message.clone()).unwrap_or_default();
+        RunFailure::new("compile", first)
+    })?;
+    let gpu = presets::by_name(&req.gpu)
+        .ok_or_else(|| RunFailure::new("gpu", format!("unknown GPU preset '{}'", req.gpu)))?;
+    if req.schemes.is_empty() {
+        return Err(RunFailure::new("scheme", "choose at least one register-file scheme"));
+    }
+    sim_core::exec::plan::plan(&module, &req.launch).map_err(|e| RunFailure::new("invalid_launch", e.message))?;
+    let schemes: Vec<&str> = req.schemes.iter().map(String::as_str).collect();
+    let mut sim = Simulation::from_launch(
+        &module,
+        &req.launch,
+        &gpu,
+        &schemes,
+        TimingOptions { sample_interval_cycles: SAMPLE_INTERVAL_CYCLES, ..TimingOptions::default() },
+    )
+    .map_err(from_timing)?;
+    loop {
+        let p = sim.step(CHUNK_CYCLES).map_err(from_timing)?;
+        if p.finished {
+            break;
+        }
+        let reports = sim.reports();
+        progress(RunProgress {
+            fraction: p.done_fraction,
+            warp_instructions: reports.iter().map(|r| r.warp_instructions).sum(),
+            cycles: reports.iter().map(|r| r.cycles).max().unwrap_or(0),
+        });
+    }
+    Ok(sim.reports())
+}
+
+/// Runs `req` and turns the outcome into the worker's last message.
+pub fn execute_to_reply(req: &RunRequest, progress: impl FnMut(RunProgress)) -> WorkerReply {
+    match execute(req, progress) {
+        Ok(reports) => WorkerReply::Done { reports },
+        Err(f) => WorkerReply::Failed(f),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vector_add(grid: u32) -> RunRequest {
+        let ex = crate::examples::find("vector_add");
+        let launch = crate::examples::launch_for("vector_add").and_then(|t| LaunchSetup::from_json(t).ok());
+        let mut launch = launch.unwrap_or_else(|| sim_core::exec::propose_launch(&Default::default(), "none"));
+        launch.grid = vec![grid, 1, 1];
+        RunRequest {
+            ptx: ex.map_or(String::new(), |e| e.source.into()),
+            launch,
+            gpu: "turing-rtx2060".into(),
+            schemes: vec!["baseline".into(), "no-bank-conflicts".into()],
+        }
+    }
+
+    #[test]
+    fn vector_add_runs_deterministically_with_progress() {
+        let req = vector_add(16);
+        let mut steps = 0;
+        let a = execute(&req, |_| steps += 1);
+        let b = execute(&req, |_| {});
+        assert!(matches!(&a, Ok(r) if r.len() == 2 && r[0].ipc.warp_instructions_per_cycle > 0.0), "{a:?}");
+        assert_eq!(a, b);
+        let json = serde_json::to_string(&execute_to_reply(&req, |_| {})).unwrap_or_default();
+        assert!(json.starts_with("{\"type\":\"done\""), "{}", &json[..40.min(json.len())]);
+    }
+
+    #[test]
+    fn bad_launches_and_choices_fail_with_a_kind() {
+        let mut req = vector_add(16);
+        req.launch.block = vec![0, 1, 1];
+        assert_eq!(execute(&req, |_| {}).map_err(|f| f.kind), Err("invalid_launch".into()));
+        let mut req = vector_add(16);
+        req.gpu = "nope".into();
+        assert_eq!(execute(&req, |_| {}).map_err(|f| f.kind), Err("gpu".into()));
+        let mut req = vector_add(16);
+        req.ptx = "garbage".into();
+        assert_eq!(execute(&req, |_| {}).map_err(|f| f.kind), Err("compile".into()));
+    }
+}

@@ -1,0 +1,163 @@
+//! The page's side of the run worker: starts a fresh `Worker` per run (relative URL, so the site
+//! works from any sub-path), turns its messages into `LabAction`s, and terminates it on Cancel.
+//!
+//! ```text
+//! start(req) → terminate the old worker → new Worker("./worker_loader.js")
+//!   onmessage {"type":"ready"} → postMessage(request JSON)
+//!   onmessage {"type":"progress"…} → Lab(RunProgress(id, p)); {"type":"done"…} → Lab(RunFinished)
+//! cancel()   → worker.terminate() → Lab(Cancel)
+//! ```
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use yew::prelude::*;
+
+use crate::lab::LabAction;
+use crate::run_job::RunRequest;
+use crate::state::Action;
+
+/// The worker script Trunk writes next to the page (`data-loader-shim`).
+pub const WORKER_URL: &str = "./worker_loader.js";
+
+/// Start and cancel callbacks for the run worker.
+#[derive(Clone, PartialEq)]
+pub struct RunControls {
+    /// Sends a run to a new worker.
+    pub start: Callback<RunRequest>,
+    /// Terminates the running worker.
+    pub cancel: Callback<()>,
+}
+
+#[cfg(target_arch = "wasm32")]
+type Held = Option<(web_sys::Worker, wasm_bindgen::closure::Closure<dyn Fn(web_sys::MessageEvent)>)>;
+#[cfg(not(target_arch = "wasm32"))]
+type Held = Option<()>;
+
+/// The run worker's controls; `dispatch` receives the run's actions.
+#[hook]
+pub fn use_run_worker(dispatch: Callback<Action>) -> RunControls {
+    let held: Rc<RefCell<Held>> = use_mut_ref(|| None);
+    let next_id = use_mut_ref(|| 0u64);
+    let start = {
+        let (held, dispatch) = (held.clone(), dispatch.clone());
+        Callback::from(move |req: RunRequest| {
+            let id = {
+                let mut n = next_id.borrow_mut();
+                *n += 1;
+                *n
+            };
+            stop(&held);
+            dispatch.emit(Action::Lab(LabAction::RunStarted(id)));
+            imp::spawn(&held, id, &req, &dispatch);
+        })
+    };
+    let cancel = {
+        let held = held.clone();
+        Callback::from(move |()| {
+            stop(&held);
+            dispatch.emit(Action::Lab(LabAction::Cancel));
+        })
+    };
+    {
+        let held = held.clone();
+        use_effect_with((), move |_| move || stop(&held));
+    }
+    RunControls { start, cancel }
+}
+
+fn stop(held: &Rc<RefCell<Held>>) {
+    #[cfg(target_arch = "wasm32")]
+    if let Some((worker, _closure)) = held.borrow_mut().take() {
+        worker.terminate();
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    held.borrow_mut().take();
+}
+
+#[cfg(target_arch = "wasm32")]
+mod imp {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    use wasm_bindgen::closure::Closure;
+    use wasm_bindgen::{JsCast, JsValue};
+    use web_sys::{MessageEvent, Worker};
+    use yew::Callback;
+
+    use super::{Held, WORKER_URL};
+    use crate::lab::LabAction;
+    use crate::run_job::{RunFailure, RunRequest, WorkerReply};
+    use crate::state::Action;
+
+    pub fn spawn(held: &Rc<RefCell<Held>>, id: u64, req: &RunRequest, dispatch: &Callback<Action>) {
+        let fail = |m: String| {
+            let f = RunFailure::new("worker", m);
+            dispatch.emit(Action::Lab(LabAction::RunFinished(id, Err(f))));
+        };
+        let worker = match Worker::new(WORKER_URL) {
+            Ok(w) => w,
+            Err(e) => return fail(format!("cannot start the worker: {e:?}")),
+        };
+        let d = dispatch.clone();
+        let done = held.clone();
+        let (me, request) = (worker.clone(), serde_json::to_string(req).unwrap_or_default());
+        let onmessage = Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| {
+            let text = event.data().as_string().unwrap_or_default();
+            let action = match serde_json::from_str::<WorkerReply>(&text) {
+                Ok(WorkerReply::Ready) => match me.post_message(&JsValue::from_str(&request)) {
+                    Ok(()) => return,
+                    Err(e) => LabAction::RunFinished(
+                        id,
+                        Err(RunFailure::new("worker", format!("cannot send the run: {e:?}"))),
+                    ),
+                },
+                Ok(WorkerReply::Progress(p)) => LabAction::RunProgress(id, p),
+                Ok(WorkerReply::Done { reports }) => LabAction::RunFinished(id, Ok(Rc::new(reports))),
+                Ok(WorkerReply::Failed(f)) => LabAction::RunFinished(id, Err(f)),
+                Err(e) => LabAction::RunFinished(id, Err(RunFailure::new("worker", format!("bad reply: {e}")))),
+            };
+            let last = !matches!(action, LabAction::RunProgress(..));
+            d.emit(Action::Lab(action));
+            if last {
+                // The run is over: free the worker's memory.
+                if let Ok(mut h) = done.try_borrow_mut() {
+                    if let Some((w, c)) = h.take() {
+                        w.terminate();
+                        // Dropping the running closure would be unsound for wasm-bindgen: keep it.
+                        c.forget();
+                    }
+                }
+            }
+        });
+        worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
+        let d = dispatch.clone();
+        let onerror = Closure::<dyn Fn(web_sys::ErrorEvent)>::new(move |e: web_sys::ErrorEvent| {
+            let f = RunFailure::new("worker", format!("the worker stopped: {}", e.message()));
+            d.emit(Action::Lab(LabAction::RunFinished(id, Err(f))));
+        });
+        worker.set_onerror(Some(onerror.as_ref().unchecked_ref()));
+        // Small and once per run; it must outlive the worker's last event.
+        onerror.forget();
+        *held.borrow_mut() = Some((worker, onmessage));
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+mod imp {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    use yew::Callback;
+
+    use super::Held;
+    use crate::lab::LabAction;
+    use crate::run_job::{execute, RunRequest};
+    use crate::state::Action;
+
+    /// Natively (tests) the run happens right away, on this thread.
+    pub fn spawn(_held: &Rc<RefCell<Held>>, id: u64, req: &RunRequest, dispatch: &Callback<Action>) {
+        let result = execute(req, |p| dispatch.emit(Action::Lab(LabAction::RunProgress(id, p)))).map(Rc::new);
+        dispatch.emit(Action::Lab(LabAction::RunFinished(id, result)));
+    }
+}

@@ -7,9 +7,7 @@
 //!        ├─ Header + ExamplesPicker   (components/header.rs, components/examples_picker.rs)
 //!        ├─ KernelPicker + Editor     (components/editor.rs + listing.rs: live registers per line)
 //!        ├─ Results                   (components/results.rs + pressure.rs; data from model/)
-//!        └─ OccupancyPanel            (components/occupancy.rs + occupancy_inputs.rs + chart.rs)
-//!        ├─ Editor                    (components/editor.rs; markup from highlight.rs)
-//!        ├─ Results                   (components/results.rs; data from model.rs)
+//!        ├─ OccupancyPanel            (components/occupancy.rs + occupancy_inputs.rs + chart.rs)
 //!        └─ LabArea                   (components/lab_area.rs: launch editor, run panel, results
 //!             charts; state in lab.rs + launch_model.rs; runs in the Web Worker of
 //!             worker_main.rs via worker_client.rs and run_job.rs; charts in components/charts/)

@@ -17,15 +17,20 @@ use super::report::StallCause;
 use super::scoreboard::Pending;
 use super::sm::{InFlight, Sm};
 
-/// Why a warp could not issue, and when it might (`None`: when some other event happens).
+/// Why a warp could not issue, and the first cycle it might: `EVENT` when only an event of its
+/// own (a write-back, a barrier release) can change that, which also wakes it.
 #[derive(Clone, Copy, Debug)]
 struct Blocked {
     cause: StallCause,
-    wake: Option<u64>,
+    wake: u64,
 }
 
+/// Woken by an event of the warp's own, not by time.
+pub(super) const EVENT: u64 = u64::MAX;
+
+/// Blocked until an event of the warp.
 const fn blocked(cause: StallCause) -> Blocked {
-    Blocked { cause, wake: None }
+    Blocked { cause, wake: EVENT }
 }
 
 impl Sm {
@@ -34,19 +39,35 @@ impl Sm {
     pub(super) fn issue(&mut self, now: u64, program: &Program) -> (bool, u64) {
         let mut any = false;
         let mut wake = u64::MAX;
-        let mut order = core::mem::take(&mut self.order);
         for s in 0..self.schedulers.len() {
             let Some(sched) = self.schedulers.get_mut(s) else { continue };
             if sched.is_empty() {
                 self.set_cause(s, StallCause::Idle);
                 continue;
             }
+            if sched.sleep_until > now {
+                if sched.sleep_until != EVENT {
+                    wake = wake.min(sched.sleep_until);
+                }
+                let cause = sched.sleep_cause;
+                self.set_cause(s, cause);
+                continue;
+            }
             let sb = &self.scoreboard;
             sched.refresh_active(|w| sb.waits_on_memory(w as usize));
-            sched.order(&mut order);
+            let (start, n) = (sched.start(), sched.len());
             let mut best = StallCause::NoEligibleWarp;
             let mut issued = false;
-            for &w in &order {
+            let mut sched_wake = EVENT;
+            for i in 0..n {
+                let Some(w) = self.schedulers.get(s).and_then(|x| x.nth(start, i)) else { break };
+                if let Some(&(wake_at, cause)) = self.sleep.get(w as usize).filter(|x| x.0 > now) {
+                    if cause.rank() > best.rank() {
+                        best = cause;
+                    }
+                    sched_wake = sched_wake.min(wake_at);
+                    continue;
+                }
                 match self.issue_warp(w as usize, now, program) {
                     Ok(()) => {
                         if let Some(sched) = self.schedulers.get_mut(s) {
@@ -59,16 +80,23 @@ impl Sm {
                         if b.cause.rank() > best.rank() {
                             best = b.cause;
                         }
-                        if let Some(t) = b.wake {
-                            wake = wake.min(t);
+                        sched_wake = sched_wake.min(b.wake);
+                        if let Some(x) = self.sleep.get_mut(w as usize) {
+                            *x = (b.wake, b.cause);
                         }
                     }
                 }
             }
             any |= issued;
+            if !issued {
+                if let Some(sched) = self.schedulers.get_mut(s) {
+                    sched.sleep_until = sched_wake;
+                    sched.sleep_cause = best;
+                }
+            }
+            wake = wake.min(sched_wake);
             self.set_cause(s, if issued { StallCause::Issued } else { best });
         }
-        self.order = order;
         (any, wake)
     }
 
@@ -107,17 +135,14 @@ impl Sm {
             Some(_) => warp.ib.ready_at() == Some(now + 1),
         };
         if !buffered {
-            return Err(Blocked { cause: StallCause::NoEligibleWarp, wake: warp.ib.ready_at().filter(|&t| t > now) });
+            return Err(Blocked { cause: StallCause::NoEligibleWarp, wake: warp.ib.ready_at().unwrap_or(EVENT) });
         }
-        let (cta, index, pc, group, scheduler) = (warp.cta as usize, warp.index, warp.pc, warp.group, warp.scheduler);
-        let Some(inst) = self.ctas.get(cta).and_then(|c| c.as_ref()).and_then(|c| c.inst(index, pc)) else {
-            return Err(blocked(StallCause::NoEligibleWarp));
-        };
+        let (inst, group, scheduler) = (warp.next, warp.group, warp.scheduler);
         let Some(s) = program.insts.get(inst.sid as usize).copied() else {
             return Err(blocked(StallCause::NoEligibleWarp));
         };
         if after.is_some_and(|u| !self.dual_issue_allowed(u, s.unit)) {
-            return Err(blocked(StallCause::Structural));
+            return Err(Blocked { cause: StallCause::Structural, wake: now + 1 });
         }
         let (reads, writes) = (program.reads_of(&s), program.writes_of(&s));
         match self.scoreboard.blocked(w, reads, writes) {
@@ -132,7 +157,7 @@ impl Sm {
         let free = self.units.free_at(s.unit, group);
         if free > now + 1 {
             let cause = if s.unit == UnitKind::LdSt { StallCause::Memory } else { StallCause::Structural };
-            return Err(Blocked { cause, wake: Some(free - 1) });
+            return Err(Blocked { cause, wake: free - 1 });
         }
         let [rf_reads, _, rf_writes, _] = program.operands_of(&s);
         let req = OperandRequest {
@@ -147,8 +172,8 @@ impl Sm {
         };
         let cu = match self.rf.try_issue(&req, now) {
             IssueOutcome::Collecting(cu) => cu,
-            IssueOutcome::NoCollector => return Err(blocked(StallCause::OperandCollection)),
-            IssueOutcome::Stall => return Err(blocked(StallCause::SchemeSpecific)),
+            IssueOutcome::NoCollector => return Err(Blocked { cause: StallCause::OperandCollection, wake: now + 1 }),
+            IssueOutcome::Stall => return Err(Blocked { cause: StallCause::SchemeSpecific, wake: now + 1 }),
         };
         let why = if matches!(s.mem, MemOp::Load | MemOp::Atomic) { Pending::Memory } else { Pending::Alu };
         self.scoreboard.reserve(w, writes, why);
@@ -164,6 +189,7 @@ impl Sm {
             warp.in_flight += 1;
             warp.ib.issued(now, s.control == Control::Branch);
         }
+        self.load_next(w);
         self.count_issue(inst.active);
         Ok(s.unit)
     }
@@ -183,8 +209,10 @@ impl Sm {
         warp.pc += 1;
         warp.ib.issued(now, false);
         let cta = warp.cta as usize;
-        if let Control::Barrier { wait: true } = control {
-            warp.at_barrier = true;
+        let at_barrier = matches!(control, Control::Barrier { wait: true });
+        warp.at_barrier = at_barrier;
+        self.load_next(w);
+        if at_barrier {
             if let Some(Some(c)) = self.ctas.get_mut(cta) {
                 c.waiting += 1;
             }

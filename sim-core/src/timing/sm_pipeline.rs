@@ -56,6 +56,7 @@ impl Sm {
                     warp.ib.resolved(now);
                 }
             }
+            self.wake(w);
         }
         self.finish_if_done(w, now);
     }
@@ -63,8 +64,9 @@ impl Sm {
     /// Sends collected instructions to free execution units, oldest first.
     pub(super) fn dispatch(&mut self, now: u64, cx: &mut ChipContext<'_>) {
         let mut i = 0;
-        while let Some(&(cu, ready_at)) = self.ready.get(i) {
-            if ready_at > now || !self.try_dispatch(cu, now, cx) {
+        while let Some(&r) = self.ready.get(i) {
+            let cu = r.cu;
+            if r.at > now || self.units.free_at(r.unit, r.group) > now || !self.try_dispatch(cu, now, cx) {
                 i += 1;
                 continue;
             }

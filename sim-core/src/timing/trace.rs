@@ -38,7 +38,7 @@ pub enum MemSpace {
 }
 
 /// One executed warp-instruction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DynInst {
     /// Static instruction id: an index into [`super::program::Program`].
     pub sid: u32,

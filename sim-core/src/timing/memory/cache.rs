@@ -10,7 +10,8 @@
 //! Tags are allocated on first use of a set, so a 50 MB L2 costs memory only for what a kernel
 //! touches.
 
-use alloc::collections::BTreeMap;
+use alloc::collections::{BTreeMap, BinaryHeap};
+use core::cmp::Reverse;
 use alloc::vec::Vec;
 
 use crate::gpu::CacheConfig;
@@ -45,7 +46,7 @@ pub struct TagArray {
     lines: BTreeMap<u64, Vec<Line>>,
     stamp: u64,
     mshrs: usize,
-    outstanding: Vec<u64>,
+    outstanding: BinaryHeap<Reverse<u64>>,
 }
 
 impl TagArray {
@@ -61,7 +62,7 @@ impl TagArray {
             lines: BTreeMap::new(),
             stamp: 0,
             mshrs: cfg.mshrs.max(1) as usize,
-            outstanding: Vec::new(),
+            outstanding: BinaryHeap::new(),
         }
     }
 
@@ -102,21 +103,25 @@ impl TagArray {
 
     /// The earliest cycle ≥ `now` at which an MSHR is free (outstanding fills before `now` done).
     pub fn mshr_free_at(&mut self, now: u64) -> u64 {
-        self.outstanding.retain(|&t| t > now);
+        self.retire(now);
         if self.outstanding.len() < self.mshrs {
             return now;
         }
-        self.outstanding.iter().copied().min().unwrap_or(now).max(now)
+        self.outstanding.peek().map_or(now, |Reverse(t)| (*t).max(now))
+    }
+
+    fn retire(&mut self, now: u64) {
+        while self.outstanding.peek().is_some_and(|Reverse(t)| *t <= now) {
+            self.outstanding.pop();
+        }
     }
 
     /// Records a miss outstanding until `done`.
     pub fn mshr_allocate(&mut self, start: u64, done: u64) {
-        self.outstanding.retain(|&t| t > start);
+        self.retire(start);
         if self.outstanding.len() >= self.mshrs {
-            if let Some(i) = self.outstanding.iter().enumerate().min_by_key(|(_, &t)| t).map(|(i, _)| i) {
-                self.outstanding.swap_remove(i);
-            }
+            self.outstanding.pop();
         }
-        self.outstanding.push(done);
+        self.outstanding.push(Reverse(done));
     }
 }

@@ -21,6 +21,8 @@ pub fn segments(addrs: &[u64], bytes: u32, segment_bytes: u32, out: &mut Vec<u64
             out.extend(first + 1..=last.min(first + 8));
         }
     }
-    out.sort_unstable();
+    if !out.is_sorted() {
+        out.sort_unstable();
+    }
     out.dedup();
 }

@@ -104,7 +104,7 @@ pub struct SmMemory {
     shared: crate::gpu::SharedMemoryTiming,
     const_latency: u64,
     segments: Vec<u64>,
-    words: Vec<(u32, u64)>,
+    words: Vec<u64>,
 }
 
 impl SmMemory {

@@ -119,7 +119,9 @@ impl Scheduler {
             SchedulingPolicy::TwoLevel { .. } => {
                 self.last.and_then(|l| self.active.iter().position(|&w| w == l)).map_or(0, |p| p + 1)
             }
-            SchedulingPolicy::Gto => self.last.and_then(|l| self.warps.iter().position(|&w| w == l)).unwrap_or(usize::MAX),
+            SchedulingPolicy::Gto => {
+                self.last.and_then(|l| self.warps.iter().position(|&w| w == l)).unwrap_or(usize::MAX)
+            }
             SchedulingPolicy::OldestFirst => 0,
         }
     }

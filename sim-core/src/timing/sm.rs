@@ -55,6 +55,25 @@ pub(super) struct InFlight {
     pub seq: u64,
 }
 
+/// The scheduler group (sub-core) of scheduler `s`.
+fn group_of(s: u32, geo: &SmGeometry) -> u32 {
+    let groups = geo.groups.max(1);
+    let per_group = (geo.schedulers / groups).max(1);
+    (s / per_group).min(groups - 1)
+}
+
+/// Why the issue stage may skip a warp: until `wake` (`u64::MAX`: until an event of its own),
+/// because of `cause`; a warp refused a collector also wakes when its group's `epoch` moves on.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Sleep {
+    pub wake: u64,
+    pub cause: StallCause,
+    pub epoch: u32,
+    /// Blocked only because this unit was busy (every earlier check passed, and those results
+    /// cannot get worse while the warp waits): re-checking the unit is enough.
+    pub unit: Option<UnitKind>,
+}
+
 /// A collected instruction waiting for dispatch.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Ready {
@@ -93,7 +112,14 @@ pub struct Sm {
     pub(super) ready: VecDeque<Ready>,
     /// Per warp slot: the first cycle the issue stage must look at it again (`u64::MAX`: after
     /// an event of its own, see [`Sm::wake`]) and why it could not issue when last looked at.
-    pub(super) sleep: Vec<(u64, StallCause)>,
+    pub(super) sleep: Vec<Sleep>,
+    /// Per group: collectors released so far (wakes warps refused a collector).
+    pub(super) cu_epoch: Vec<u32>,
+    /// Per group: the cycle the scheme last refused an issue for lack of a collector (the issue
+    /// stage does not ask again in that cycle).
+    pub(super) cu_full_at: Vec<u64>,
+    /// Per scheduler: its group.
+    pub(super) sched_group: Vec<u32>,
     pub(super) seq: u64,
     pub(super) geo: SmGeometry,
     pub(super) writeback_width: u32,
@@ -124,7 +150,10 @@ impl Sm {
             in_cu: Vec::new(),
             collected: Vec::new(),
             ready: VecDeque::new(),
-            sleep: vec![(0, StallCause::Idle); geo.max_warps as usize],
+            sleep: vec![Sleep { wake: 0, cause: StallCause::Idle, epoch: 0, unit: None }; geo.max_warps as usize],
+            cu_epoch: vec![0; geo.groups.max(1) as usize],
+            cu_full_at: vec![u64::MAX; geo.groups.max(1) as usize],
+            sched_group: (0..geo.schedulers).map(|s| group_of(s, &geo)).collect(),
             seq: 0,
             geo,
             writeback_width: gpu.register_file.writeback_width.max(1),
@@ -173,8 +202,7 @@ impl Sm {
         for (index, ws) in stream.warps.iter().enumerate() {
             let Some(w) = self.warps.iter().position(|w| !w.live) else { break };
             let scheduler = w as u32 % self.geo.schedulers.max(1);
-            let per_group = (self.geo.schedulers / self.geo.groups.max(1)).max(1);
-            let group = (scheduler / per_group).min(self.geo.groups.max(1) - 1);
+            let group = group_of(scheduler, &self.geo);
             if let Some(warp) = self.warps.get_mut(w) {
                 *warp = Warp {
                     live: true,
@@ -248,7 +276,7 @@ impl Sm {
     /// must look at it again.
     pub(super) fn wake(&mut self, w: usize) {
         if let Some(x) = self.sleep.get_mut(w) {
-            x.0 = 0;
+            x.wake = 0;
         }
         let s = self.warps.get(w).map_or(0, |x| x.scheduler as usize);
         if let Some(s) = self.schedulers.get_mut(s) {

@@ -15,7 +15,7 @@ use super::program::{Control, MemOp, Program};
 use super::regfile::{IssueOutcome, OperandRequest};
 use super::report::StallCause;
 use super::scoreboard::Pending;
-use super::sm::{InFlight, Sm};
+use super::sm::{InFlight, Sleep, Sm};
 
 /// Why a warp could not issue, and the first cycle it might: `EVENT` when only an event of its
 /// own (a write-back, a barrier release) can change that, which also wakes it.
@@ -23,6 +23,8 @@ use super::sm::{InFlight, Sm};
 struct Blocked {
     cause: StallCause,
     wake: u64,
+    /// Set when only this busy unit stopped it.
+    unit: Option<UnitKind>,
 }
 
 /// Woken by an event of the warp's own, not by time.
@@ -30,7 +32,12 @@ pub(super) const EVENT: u64 = u64::MAX;
 
 /// Blocked until an event of the warp.
 const fn blocked(cause: StallCause) -> Blocked {
-    Blocked { cause, wake: EVENT }
+    Blocked { cause, wake: EVENT, unit: None }
+}
+
+/// Blocked until cycle `wake` at the latest.
+const fn until(cause: StallCause, wake: u64) -> Blocked {
+    Blocked { cause, wake, unit: None }
 }
 
 impl Sm {
@@ -61,15 +68,19 @@ impl Sm {
             let mut sched_wake = EVENT;
             for i in 0..n {
                 let Some(w) = self.schedulers.get(s).and_then(|x| x.nth(start, i)) else { break };
-                if let Some(&(wake_at, cause)) = self.sleep.get(w as usize).filter(|x| x.0 > now) {
-                    if cause.rank() > best.rank() {
-                        best = cause;
+                if let Some(z) = self.asleep(w as usize, s, now) {
+                    if z.cause.rank() > best.rank() {
+                        best = z.cause;
                     }
-                    sched_wake = sched_wake.min(wake_at);
+                    sched_wake = sched_wake.min(z.wake);
                     continue;
                 }
                 match self.issue_warp(w as usize, now, program) {
                     Ok(()) => {
+                        if let Some(x) = self.sleep.get_mut(w as usize) {
+                            x.wake = 0;
+                            x.unit = None;
+                        }
                         if let Some(sched) = self.schedulers.get_mut(s) {
                             sched.issued(w);
                         }
@@ -81,8 +92,9 @@ impl Sm {
                             best = b.cause;
                         }
                         sched_wake = sched_wake.min(b.wake);
+                        let epoch = self.group_epoch(s);
                         if let Some(x) = self.sleep.get_mut(w as usize) {
-                            *x = (b.wake, b.cause);
+                            *x = Sleep { wake: b.wake, cause: b.cause, epoch, unit: b.unit };
                         }
                     }
                 }
@@ -135,14 +147,14 @@ impl Sm {
             Some(_) => warp.ib.ready_at() == Some(now + 1),
         };
         if !buffered {
-            return Err(Blocked { cause: StallCause::NoEligibleWarp, wake: warp.ib.ready_at().unwrap_or(EVENT) });
+            return Err(until(StallCause::NoEligibleWarp, warp.ib.ready_at().unwrap_or(EVENT)));
         }
         let (inst, group, scheduler) = (warp.next, warp.group, warp.scheduler);
         let Some(s) = program.insts.get(inst.sid as usize).copied() else {
             return Err(blocked(StallCause::NoEligibleWarp));
         };
         if after.is_some_and(|u| !self.dual_issue_allowed(u, s.unit)) {
-            return Err(Blocked { cause: StallCause::Structural, wake: now + 1 });
+            return Err(until(StallCause::Structural, now + 1));
         }
         let (reads, writes) = (program.reads_of(&s), program.writes_of(&s));
         match self.scoreboard.blocked(w, reads, writes) {
@@ -157,7 +169,10 @@ impl Sm {
         let free = self.units.free_at(s.unit, group);
         if free > now + 1 {
             let cause = if s.unit == UnitKind::LdSt { StallCause::Memory } else { StallCause::Structural };
-            return Err(Blocked { cause, wake: free - 1 });
+            return Err(Blocked { cause, wake: free - 1, unit: Some(s.unit) });
+        }
+        if self.cu_full_at.get(group as usize) == Some(&now) {
+            return Err(blocked(StallCause::OperandCollection));
         }
         let [rf_reads, _, rf_writes, _] = program.operands_of(&s);
         let req = OperandRequest {
@@ -172,8 +187,13 @@ impl Sm {
         };
         let cu = match self.rf.try_issue(&req, now) {
             IssueOutcome::Collecting(cu) => cu,
-            IssueOutcome::NoCollector => return Err(Blocked { cause: StallCause::OperandCollection, wake: now + 1 }),
-            IssueOutcome::Stall => return Err(Blocked { cause: StallCause::SchemeSpecific, wake: now + 1 }),
+            IssueOutcome::NoCollector => {
+                if let Some(t) = self.cu_full_at.get_mut(group as usize) {
+                    *t = now;
+                }
+                return Err(blocked(StallCause::OperandCollection));
+            }
+            IssueOutcome::Stall => return Err(until(StallCause::SchemeSpecific, now + 1)),
         };
         let why = if matches!(s.mem, MemOp::Load | MemOp::Atomic) { Pending::Memory } else { Pending::Alu };
         self.scoreboard.reserve(w, writes, why);
@@ -192,6 +212,31 @@ impl Sm {
         self.load_next(w);
         self.count_issue(inst.active);
         Ok(s.unit)
+    }
+
+    /// True if the issue stage may skip warp `w` of scheduler `s` at `now`, keeping its cause;
+    /// a warp that waits for a busy unit gets its wake-up cycle updated.
+    fn asleep(&mut self, w: usize, s: usize, now: u64) -> Option<Sleep> {
+        let z = *self.sleep.get(w)?;
+        if z.wake > now {
+            return (z.cause != StallCause::OperandCollection || z.epoch == self.group_epoch(s)).then_some(z);
+        }
+        let unit = z.unit.filter(|_| z.wake != 0)?;
+        let g = self.sched_group.get(s).copied().unwrap_or(0);
+        let free = self.units.free_at(unit, g);
+        if free <= now + 1 {
+            return None;
+        }
+        let z = Sleep { wake: free - 1, ..z };
+        if let Some(x) = self.sleep.get_mut(w) {
+            *x = z;
+        }
+        Some(z)
+    }
+
+    fn group_epoch(&self, s: usize) -> u32 {
+        let g = self.sched_group.get(s).copied().unwrap_or(0) as usize;
+        self.cu_epoch.get(g).copied().unwrap_or(0)
     }
 
     fn dual_issue_allowed(&self, prev: UnitKind, next: UnitKind) -> bool {

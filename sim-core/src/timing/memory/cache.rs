@@ -11,8 +11,8 @@
 //! touches.
 
 use alloc::collections::{BTreeMap, BinaryHeap};
-use core::cmp::Reverse;
 use alloc::vec::Vec;
+use core::cmp::Reverse;
 
 use crate::gpu::CacheConfig;
 

@@ -99,17 +99,18 @@ impl Stopwatch {
     }
 }
 
-/// A source that measures the host time spent producing CTAs.
+/// A source that measures the wall time spent producing CTAs (the CPU share is estimated from
+/// the whole run's CPU/wall ratio: reading CPU time around every CTA would cost more than a CTA).
 struct Timed {
     inner: ExecSource,
-    spent: Rc<Cell<Clock>>,
+    spent: Rc<Cell<Duration>>,
 }
 
 impl CtaSource for Timed {
     fn next_cta(&mut self) -> Result<Option<CtaStream>, String> {
-        let watch = Stopwatch::start();
+        let start = Instant::now();
         let r = self.inner.next_cta();
-        self.spent.set(self.spent.get().add(watch.elapsed()));
+        self.spent.set(self.spent.get() + start.elapsed());
         r
     }
 
@@ -130,7 +131,7 @@ fn measure(name: &'static str, ptx: &str, launch: &str, gpu: &sim_core::gpu::Gpu
     let module = sim_core::ptx::compile(ptx).map_err(|d| format!("{name}: {d:?}"))?;
     let setup = LaunchSetup::from_json(launch).map_err(|e| format!("{name}: {e:?}"))?;
     let program = Program::decode(&module, &gpu.execution);
-    let spent = Rc::new(Cell::new(Clock::default()));
+    let spent = Rc::new(Cell::new(Duration::ZERO));
     let inner = ExecSource::new(&module, &setup, &program).map_err(|e| format!("{name}: {e}"))?;
     let source = Box::new(Timed { inner, spent: spent.clone() });
     let watch = Stopwatch::start();
@@ -139,7 +140,10 @@ fn measure(name: &'static str, ptx: &str, launch: &str, gpu: &sim_core::gpu::Gpu
     let reports = sim.run_to_end().map_err(|e| format!("{name}: {e}"))?;
     let total = watch.elapsed();
     let r = reports.first().ok_or_else(|| format!("{name}: no report"))?;
-    Ok(Measured { name, warp_instructions: r.warp_instructions, cycles: r.cycles, total, executor: spent.get() })
+    let wall = spent.get();
+    let share = if total.wall.is_zero() { 0.0 } else { wall.as_secs_f64() / total.wall.as_secs_f64() };
+    let executor = Clock { wall, cpu: total.cpu.mul_f64(share.min(1.0)) };
+    Ok(Measured { name, warp_instructions: r.warp_instructions, cycles: r.cycles, total, executor })
 }
 
 fn rate(n: u64, d: Duration) -> f64 {

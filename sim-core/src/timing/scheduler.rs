@@ -136,7 +136,10 @@ impl Scheduler {
 
     /// The `i`-th warp this cycle's policy tries, `start` being [`Scheduler::start`].
     pub fn nth(&self, start: usize, i: usize) -> Option<u32> {
-        let rotate = |list: &[u32]| list.get((start + i) % list.len().max(1)).copied();
+        let rotate = |list: &[u32]| {
+            let k = start + i;
+            list.get(if k >= list.len() { k - list.len() } else { k }).copied()
+        };
         match self.policy {
             SchedulingPolicy::Lrr => rotate(&self.by_slot),
             SchedulingPolicy::TwoLevel { .. } => rotate(&self.active),

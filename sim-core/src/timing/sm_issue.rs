@@ -172,7 +172,7 @@ impl Sm {
             return Err(Blocked { cause, wake: free - 1, unit: Some(s.unit) });
         }
         if self.cu_full_at.get(group as usize) == Some(&now) {
-            return Err(blocked(StallCause::OperandCollection));
+            return Err(Blocked { cause: StallCause::OperandCollection, wake: EVENT, unit: Some(s.unit) });
         }
         let [rf_reads, _, rf_writes, _] = program.operands_of(&s);
         let req = OperandRequest {
@@ -191,7 +191,7 @@ impl Sm {
                 if let Some(t) = self.cu_full_at.get_mut(group as usize) {
                     *t = now;
                 }
-                return Err(blocked(StallCause::OperandCollection));
+                return Err(Blocked { cause: StallCause::OperandCollection, wake: EVENT, unit: Some(s.unit) });
             }
             IssueOutcome::Stall => return Err(until(StallCause::SchemeSpecific, now + 1)),
         };
@@ -214,20 +214,25 @@ impl Sm {
         Ok(s.unit)
     }
 
-    /// True if the issue stage may skip warp `w` of scheduler `s` at `now`, keeping its cause;
-    /// a warp that waits for a busy unit gets its wake-up cycle updated.
+    /// True if the issue stage may skip warp `w` of scheduler `s` at `now`, keeping its cause.
+    /// A warp that last got as far as its unit or a collector only needs those re-checked: the
+    /// earlier checks cannot get worse while it waits (no event of its own has happened since).
     fn asleep(&mut self, w: usize, s: usize, now: u64) -> Option<Sleep> {
         let z = *self.sleep.get(w)?;
-        if z.wake > now {
-            return (z.cause != StallCause::OperandCollection || z.epoch == self.group_epoch(s)).then_some(z);
+        if z.wake > now && (z.cause != StallCause::OperandCollection || z.epoch == self.group_epoch(s)) {
+            return Some(z);
         }
         let unit = z.unit.filter(|_| z.wake != 0)?;
         let g = self.sched_group.get(s).copied().unwrap_or(0);
         let free = self.units.free_at(unit, g);
-        if free <= now + 1 {
+        let z = if free > now + 1 {
+            let cause = if unit == UnitKind::LdSt { StallCause::Memory } else { StallCause::Structural };
+            Sleep { wake: free - 1, cause, ..z }
+        } else if self.cu_full_at.get(g as usize) == Some(&now) {
+            Sleep { wake: EVENT, cause: StallCause::OperandCollection, epoch: self.group_epoch(s), ..z }
+        } else {
             return None;
-        }
-        let z = Sleep { wake: free - 1, ..z };
+        };
         if let Some(x) = self.sleep.get_mut(w) {
             *x = z;
         }

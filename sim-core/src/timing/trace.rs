@@ -49,7 +49,7 @@ pub struct DynInst {
     /// First address of this instruction in [`WarpStream::addresses`].
     pub addr_start: u32,
     /// Number of addresses (one per executed lane for memory instructions; 0 otherwise).
-    pub addr_count: u32,
+    pub addr_count: u16,
     /// Bytes accessed per lane (memory instructions).
     pub bytes: u16,
     /// The space accessed (memory instructions).

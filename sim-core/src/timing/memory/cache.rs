@@ -7,10 +7,10 @@
 //! access(line, t) → Hit { ready: t0 } | Miss;  fill(line, ready, dirty) evicts the LRU way
 //! ```
 //!
-//! Tags are allocated on first use of a set, so a 50 MB L2 costs memory only for what a kernel
-//! touches.
+//! A set's ways are allocated on its first use, so a 50 MB L2 costs memory mostly for what a
+//! kernel touches.
 
-use alloc::collections::{BTreeMap, BinaryHeap};
+use alloc::collections::BinaryHeap;
 use alloc::vec::Vec;
 use core::cmp::Reverse;
 
@@ -43,7 +43,8 @@ pub struct TagArray {
     line_bytes: u64,
     sets: u64,
     ways: usize,
-    lines: BTreeMap<u64, Vec<Line>>,
+    /// Per set its lines (allocated on first use).
+    lines: Vec<Vec<Line>>,
     stamp: u64,
     mshrs: usize,
     outstanding: BinaryHeap<Reverse<u64>>,
@@ -59,7 +60,7 @@ impl TagArray {
             line_bytes,
             sets,
             ways,
-            lines: BTreeMap::new(),
+            lines: alloc::vec![Vec::new(); sets as usize],
             stamp: 0,
             mshrs: cfg.mshrs.max(1) as usize,
             outstanding: BinaryHeap::new(),
@@ -68,14 +69,27 @@ impl TagArray {
 
     /// The line number of byte address `addr`.
     pub fn line_of(&self, addr: u64) -> u64 {
-        addr / self.line_bytes
+        if self.line_bytes.is_power_of_two() {
+            addr >> self.line_bytes.trailing_zeros()
+        } else {
+            addr / self.line_bytes
+        }
+    }
+
+    fn set_of(&self, line: u64) -> u64 {
+        if self.sets.is_power_of_two() {
+            line & (self.sets - 1)
+        } else {
+            line % self.sets
+        }
     }
 
     /// Looks `line` up (updating LRU); `dirty` marks it written.
     pub fn access(&mut self, line: u64, dirty: bool) -> Lookup {
         self.stamp += 1;
         let stamp = self.stamp;
-        let Some(set) = self.lines.get_mut(&(line % self.sets)) else { return Lookup::Miss };
+        let key = self.set_of(line) as usize;
+        let Some(set) = self.lines.get_mut(key) else { return Lookup::Miss };
         match set.iter_mut().find(|l| l.tag == line) {
             Some(l) => {
                 l.last_use = stamp;
@@ -90,7 +104,8 @@ impl TagArray {
     pub fn fill(&mut self, line: u64, ready: u64, dirty: bool) -> Option<u64> {
         self.stamp += 1;
         let new = Line { tag: line, last_use: self.stamp, ready, dirty };
-        let set = self.lines.entry(line % self.sets).or_default();
+        let key = self.set_of(line) as usize;
+        let Some(set) = self.lines.get_mut(key) else { return None };
         if set.len() < self.ways {
             set.push(new);
             return None;

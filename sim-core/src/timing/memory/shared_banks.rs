@@ -38,13 +38,28 @@ pub fn conflict_degree(addrs: &[u64], bytes: u32, banks: u32, bank_width: u32, s
 /// distinct word (no conflict, broadcasts allowed).
 fn conflict_free(addrs: &[u64], banks: u64, width: u64) -> bool {
     let mut seen = [u64::MAX; 64];
+    if banks.is_power_of_two() && width.is_power_of_two() {
+        let (shift, mask) = (width.trailing_zeros(), banks - 1);
+        for &a in addrs {
+            let word = a >> shift;
+            let Some(slot) = seen.get_mut((word & mask) as usize) else { return false };
+            if *slot != word {
+                if *slot != u64::MAX {
+                    return false;
+                }
+                *slot = word;
+            }
+        }
+        return true;
+    }
     for &a in addrs {
         let word = a / width;
         let Some(slot) = seen.get_mut((word % banks) as usize) else { return false };
-        if *slot == u64::MAX {
+        if *slot != word {
+            if *slot != u64::MAX {
+                return false;
+            }
             *slot = word;
-        } else if *slot != word {
-            return false;
         }
     }
     true

@@ -1,293 +1,238 @@
-//! `reglab bench`: executor throughput in simulated warp-instructions per host second (one
-//! thread; build with `--release`). Workloads: the bundled examples at their suggested sizes
-//! (vector add of 1M elements, a 512×512 tiled matmul, reductions, stencils, a histogram,
-//! SAXPY), and — when the corpus is found — Rodinia BFS and the 20 ZLUDA unit kernels. Only
-//! execution is timed (decoding and buffer initialisation are not).
+//! `reglab bench [--json] [--gpu PRESET]`: throughput of the simulator on the bundled examples
+//! (with their launch setups): each runs once through the executor and the cycle-level timing
+//! model with the baseline register file, single threaded.
 //!
 //! ```text
-//! $ reglab bench --quick
-//! {"warp_instructions_per_second": 7.9e6, "thread_instructions_per_second": 2.5e8,
-//!  "kernels": [{"name": "vector_add", "warp_instructions": 720896, "seconds": 0.09, …}, …]}
+//! $ reglab bench --json
+//! {"warp_instructions_per_second": 4.1e6, "end_to_end_warp_instructions_per_second": …,
+//!  "executor_warp_instructions_per_second": …, "kernels": [{"name": "saxpy", …}, …]}
 //! ```
+//!
+//! `warp_instructions_per_second` is the timing model's own figure: simulated warp-instructions
+//! per host second spent in the timing model, the executor's time (measured around every CTA it
+//! hands over) taken out. `end_to_end_…` includes the executor; `executor_…` is the executor
+//! alone (with stream recording). Numbers depend on the host and its load; nothing asserts them.
 
-use std::path::PathBuf;
+use std::cell::Cell;
 use std::process::ExitCode;
-use std::time::Instant;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
 
-use serde::Serialize;
-use sim_core::exec::{LaunchSetup, Run, RunOptions};
+use sim_core::exec::LaunchSetup;
+use sim_core::gpu::presets;
+use sim_core::timing::exec_source::ExecSource;
+use sim_core::timing::{CtaSource, CtaStream, Program, Simulation, TimingOptions};
 
 /// Arguments of `reglab bench`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// The PTX corpus (for BFS and the unit kernels); default `$REGLAB_CORPUS` or
-    /// `../shared/corpus/ptx`.
+    /// Print JSON.
     #[arg(long)]
-    pub corpus: Option<PathBuf>,
-    /// Smaller problem sizes (a quick smoke run).
+    pub json: bool,
+    /// GPU preset to simulate.
+    #[arg(long, default_value = "fermi-gtx480")]
+    pub gpu: String,
+    /// Only the examples whose name contains this.
     #[arg(long)]
-    pub quick: bool,
+    pub only: Option<String>,
 }
 
-/// The bundled examples (`static/examples`) with their launch setups (`tests/cases/exec/examples`),
-/// the same files the tests check.
+macro_rules! example {
+    ($name:literal) => {
+        (
+            $name,
+            include_str!(concat!("../../../static/examples/", $name, ".ptx")),
+            include_str!(concat!("../../../tests/cases/exec/examples/", $name, ".launch.json")),
+        )
+    };
+}
+
+/// The bundled examples with their launch setups.
 const EXAMPLES: &[(&str, &str, &str)] = &[
-    (
-        "vector_add",
-        include_str!("../../../static/examples/vector_add.ptx"),
-        include_str!("../../../tests/cases/exec/examples/vector_add.launch.json"),
-    ),
-    (
-        "matmul_tiled",
-        include_str!("../../../static/examples/matmul_tiled.ptx"),
-        include_str!("../../../tests/cases/exec/examples/matmul_tiled.launch.json"),
-    ),
-    (
-        "reduction",
-        include_str!("../../../static/examples/reduction.ptx"),
-        include_str!("../../../tests/cases/exec/examples/reduction.launch.json"),
-    ),
-    (
-        "hotspot",
-        include_str!("../../../static/examples/hotspot.ptx"),
-        include_str!("../../../tests/cases/exec/examples/hotspot.launch.json"),
-    ),
-    (
-        "imgvf",
-        include_str!("../../../static/examples/imgvf.ptx"),
-        include_str!("../../../tests/cases/exec/examples/imgvf.launch.json"),
-    ),
-    (
-        "histogram",
-        include_str!("../../../static/examples/histogram.ptx"),
-        include_str!("../../../tests/cases/exec/examples/histogram.launch.json"),
-    ),
-    (
-        "saxpy",
-        include_str!("../../../static/examples/saxpy.ptx"),
-        include_str!("../../../tests/cases/exec/examples/saxpy.launch.json"),
-    ),
+    example!("vector_add"),
+    example!("saxpy"),
+    example!("matmul_tiled"),
+    example!("reduction"),
+    example!("hotspot"),
+    example!("imgvf"),
+    example!("histogram"),
 ];
 
-/// One workload's measurement.
-#[derive(Serialize)]
-struct Measured {
-    name: String,
-    warp_instructions: u64,
-    thread_instructions: u64,
-    /// Wall-clock seconds of execution.
-    seconds: f64,
-    warp_instructions_per_second: f64,
-    /// Process CPU seconds of execution (Linux `/proc/self/stat`, 10 ms resolution): unlike the
-    /// wall clock, not inflated when other processes share the machine.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    cpu_seconds: Option<f64>,
+/// Host time: wall clock and this thread's CPU time (Linux `schedstat`, nanoseconds; zero
+/// elsewhere).
+#[derive(Clone, Copy, Default)]
+struct Clock {
+    wall: Duration,
+    cpu: Duration,
 }
 
-/// CPU time of this process so far, from `/proc/self/stat` (user + system, 100 ticks per second).
-fn cpu_seconds() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    let rest = stat.rsplit_once(')')?.1;
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
-    Some(ticks as f64 / 100.0)
-}
-
-#[derive(Serialize)]
-struct Report {
-    warp_instructions_per_second: f64,
-    thread_instructions_per_second: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    warp_instructions_per_cpu_second: Option<f64>,
-    warp_instructions: u64,
-    seconds: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    cpu_seconds: Option<f64>,
-    kernels: Vec<Measured>,
-    note: &'static str,
-}
-
-/// Runs `setups` (each a module and a setup) once and times the execution only.
-fn measure(name: &str, runs: Vec<(sim_core::ir::Module, LaunchSetup)>) -> Result<Measured, String> {
-    let (mut warp, mut thread, mut seconds, mut cpu) = (0u64, 0u64, 0f64, Some(0f64));
-    for (module, setup) in runs {
-        let mut run = Run::new(&module, &setup, RunOptions::default()).map_err(|e| format!("{name}: {e}"))?;
-        let (start, cpu0) = (Instant::now(), cpu_seconds());
-        let result = run.run_to_end().map_err(|e| format!("{name}: {e}"))?;
-        seconds += start.elapsed().as_secs_f64();
-        cpu = cpu.zip(cpu0.zip(cpu_seconds())).map(|(c, (a, b))| ((c + (b - a)) * 100.0).round() / 100.0);
-        warp += result.warp_instructions;
-        thread += result.thread_instructions;
+impl Clock {
+    fn add(self, o: Clock) -> Clock {
+        Clock { wall: self.wall + o.wall, cpu: self.cpu + o.cpu }
     }
-    Ok(Measured {
-        name: name.into(),
-        warp_instructions: warp,
-        thread_instructions: thread,
-        seconds,
-        warp_instructions_per_second: warp as f64 / seconds.max(1e-9),
-        cpu_seconds: cpu,
-    })
-}
 
-fn compile(src: &str, what: &str) -> Result<sim_core::ir::Module, String> {
-    sim_core::ptx::compile(src).map_err(|d| format!("{what}: does not compile ({} errors)", d.len()))
-}
-
-/// A smaller grid for `--quick` (one-dimensional single launches only).
-fn quick(mut s: LaunchSetup) -> LaunchSetup {
-    if s.launches.is_empty() && s.grid.iter().skip(1).all(|&g| g == 1) {
-        s.grid = vec![s.grid.first().copied().unwrap_or(1).div_ceil(16), 1, 1];
+    fn sub(self, o: Clock) -> Clock {
+        Clock { wall: self.wall.saturating_sub(o.wall), cpu: self.cpu.saturating_sub(o.cpu) }
     }
-    s
 }
 
-fn examples(quick_mode: bool) -> Result<Vec<Measured>, String> {
-    EXAMPLES
-        .iter()
-        .map(|(name, ptx, launch)| {
-            let module = compile(ptx, name)?;
-            let setup = LaunchSetup::from_json(launch).map_err(|e| format!("{name}: {e}"))?;
-            let setup = if quick_mode { quick(setup) } else { setup };
-            measure(name, vec![(module, setup)])
-        })
-        .collect()
+fn thread_cpu() -> Duration {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().and_then(|n| n.parse::<u64>().ok()))
+        .map_or(Duration::ZERO, Duration::from_nanos)
 }
 
-fn corpus_workloads(dir: &std::path::Path) -> Result<Vec<Measured>, String> {
-    let mut out = Vec::new();
-    let bfs_src = std::fs::read_to_string(dir.join("gpgpu-sim/pr219_bfs.1.sm_20.ptx")).map_err(|e| e.to_string())?;
-    let graph = std::fs::read_to_string(dir.join("gpgpu-sim/pr219_bfs.SampleGraph.txt")).map_err(|e| e.to_string())?;
-    if let Some(setup) = reglab_bfs_setup(&graph) {
-        out.push(measure("rodinia_bfs_sample_graph", vec![(compile(&bfs_src, "bfs")?, setup)])?);
+/// A running stopwatch.
+struct Stopwatch {
+    wall: Instant,
+    cpu: Duration,
+}
+
+impl Stopwatch {
+    fn start() -> Self {
+        Stopwatch { wall: Instant::now(), cpu: thread_cpu() }
     }
-    Ok(out)
-}
 
-/// The BFS setup (the same as the tests'): see `tests/src/bfs.rs`.
-fn reglab_bfs_setup(graph: &str) -> Option<LaunchSetup> {
-    let nums: Vec<i64> = graph.split_whitespace().filter_map(|t| t.parse().ok()).collect();
-    let n = *nums.first()? as usize;
-    let nodes = nums.get(1..1 + 2 * n)?;
-    let source = *nums.get(1 + 2 * n)? as usize;
-    let m = *nums.get(2 + 2 * n)? as usize;
-    let edges: Vec<i64> = (0..m).filter_map(|i| nums.get(3 + 2 * n + 2 * i).copied()).collect();
-    let list = |v: &[i64]| v.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
-    let mark = |v: i64| (0..n).map(|i| if i == source { v } else { 0 }).collect::<Vec<_>>();
-    let cost: Vec<i64> = (0..n).map(|i| if i == source { 0 } else { -1 }).collect();
-    let json = format!(
-        r#"{{"block": [{n}], "params": [
-          {{"buffer": {{"type": "s32", "data": [{}]}}}}, {{"buffer": {{"type": "s32", "data": [{}]}}}},
-          {{"buffer": {{"type": "u8", "data": [{}]}}}}, {{"buffer": {{"type": "u8", "len": {n}}}}},
-          {{"buffer": {{"type": "u8", "data": [{}]}}}}, {{"buffer": {{"type": "s32", "data": [{}]}}}},
-          {{"scalar": {{"type": "s32", "value": {n}}}}}, {{"buffer": {{"type": "u8", "len": 1}}}}],
-         "launches": [{{"kernel": "_Z6KernelP4NodePiPbS2_S2_S1_i", "args": [0, 1, 2, 3, 4, 5, 6]}},
-                      {{"kernel": "_Z7Kernel2PbS_S_S_i", "args": [2, 3, 4, 7, 6]}}],
-         "repeat": {{"max": 10000, "until_zero": 7}}, "outputs": [5]}}"#,
-        list(nodes),
-        list(&edges),
-        list(&mark(1)),
-        list(&mark(1)),
-        list(&cost)
-    );
-    LaunchSetup::from_json(&json).ok()
-}
-
-fn unit_kernels(dir: &std::path::Path) -> Result<Measured, String> {
-    let mut runs = Vec::new();
-    let zluda = dir.join("zluda");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&zluda)
-        .map_err(|e| format!("{}: {e}", zluda.display()))?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name().and_then(|f| f.to_str()).is_some_and(|f| f.starts_with("unit_") && f.ends_with(".ptx"))
-        })
-        .collect();
-    files.sort();
-    for path in files {
-        let src = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
-        let module = compile(&src, &path.display().to_string())?;
-        for kernel in sim_core::exec::plan::kernel_names(&module) {
-            let mut setup = sim_core::exec::propose_launch(&module, &kernel);
-            setup.grid = vec![1, 1, 1];
-            setup.block = vec![64, 1, 1];
-            setup.dynamic_smem = 1024;
-            runs.push((module.clone(), setup));
-        }
+    fn elapsed(&self) -> Clock {
+        Clock { wall: self.wall.elapsed(), cpu: thread_cpu().saturating_sub(self.cpu) }
     }
-    let mut m = measure_lenient("zluda_unit_kernels", runs);
-    m.name = "zluda_unit_kernels (20, 64 threads each)".into();
-    Ok(m)
 }
 
-/// Like [`measure`] but skips setups that fail (a unit kernel faulting on proposed inputs).
-fn measure_lenient(name: &str, runs: Vec<(sim_core::ir::Module, LaunchSetup)>) -> Measured {
-    let (mut warp, mut thread, mut seconds) = (0u64, 0u64, 0f64);
-    for (module, setup) in runs {
-        let Ok(mut run) = Run::new(&module, &setup, RunOptions::default()) else { continue };
+/// A source that measures the wall time spent producing CTAs (the CPU share is estimated from
+/// the whole run's CPU/wall ratio: reading CPU time around every CTA would cost more than a CTA).
+struct Timed {
+    inner: ExecSource,
+    spent: Rc<Cell<Duration>>,
+}
+
+impl CtaSource for Timed {
+    fn next_cta(&mut self) -> Result<Option<CtaStream>, String> {
         let start = Instant::now();
-        let _ = run.run_to_end();
-        seconds += start.elapsed().as_secs_f64();
-        warp += run.counters().warp;
-        thread += run.counters().thread;
+        let r = self.inner.next_cta();
+        self.spent.set(self.spent.get() + start.elapsed());
+        r
     }
-    Measured {
-        name: name.into(),
-        warp_instructions: warp,
-        thread_instructions: thread,
-        seconds,
-        warp_instructions_per_second: warp as f64 / seconds.max(1e-9),
-        cpu_seconds: None,
+
+    fn total_ctas(&self) -> Option<u64> {
+        self.inner.total_ctas()
+    }
+}
+
+struct Measured {
+    name: &'static str,
+    warp_instructions: u64,
+    cycles: u64,
+    total: Clock,
+    executor: Clock,
+}
+
+fn measure(name: &'static str, ptx: &str, launch: &str, gpu: &sim_core::gpu::GpuConfig) -> Result<Measured, String> {
+    let module = sim_core::ptx::compile(ptx).map_err(|d| format!("{name}: {d:?}"))?;
+    let setup = LaunchSetup::from_json(launch).map_err(|e| format!("{name}: {e:?}"))?;
+    let program = Program::decode(&module, &gpu.execution);
+    let spent = Rc::new(Cell::new(Duration::ZERO));
+    let inner = ExecSource::new(&module, &setup, &program).map_err(|e| format!("{name}: {e}"))?;
+    let source = Box::new(Timed { inner, spent: spent.clone() });
+    let watch = Stopwatch::start();
+    let mut sim = Simulation::new(program, source, gpu, &["baseline"], TimingOptions::default())
+        .map_err(|e| format!("{name}: {e}"))?;
+    let reports = sim.run_to_end().map_err(|e| format!("{name}: {e}"))?;
+    let total = watch.elapsed();
+    let r = reports.first().ok_or_else(|| format!("{name}: no report"))?;
+    let wall = spent.get();
+    let share = if total.wall.is_zero() { 0.0 } else { wall.as_secs_f64() / total.wall.as_secs_f64() };
+    let executor = Clock { wall, cpu: total.cpu.mul_f64(share.min(1.0)) };
+    Ok(Measured { name, warp_instructions: r.warp_instructions, cycles: r.cycles, total, executor })
+}
+
+fn rate(n: u64, d: Duration) -> f64 {
+    let s = d.as_secs_f64();
+    if s > 0.0 {
+        n as f64 / s
+    } else {
+        0.0
     }
 }
 
 /// Runs the subcommand.
 pub fn run(args: &Args) -> ExitCode {
-    let corpus = args
-        .corpus
-        .clone()
-        .or_else(|| std::env::var_os("REGLAB_CORPUS").map(PathBuf::from))
-        .unwrap_or_else(|| PathBuf::from("../shared/corpus/ptx"));
-    let mut kernels = match examples(args.quick) {
-        Ok(k) => k,
-        Err(e) => {
-            eprintln!("reglab bench: {e}");
-            return ExitCode::from(1);
-        }
+    let Some(gpu) = presets::by_name(&args.gpu) else {
+        eprintln!("reglab bench: unknown GPU preset '{}'", args.gpu);
+        return ExitCode::from(2);
     };
-    if corpus.is_dir() {
-        match corpus_workloads(&corpus).and_then(|mut w| {
-            w.push(unit_kernels(&corpus)?);
-            Ok(w)
-        }) {
-            Ok(w) => kernels.extend(w),
-            Err(e) => eprintln!("reglab bench: corpus workloads skipped: {e}"),
+    let mut results = Vec::new();
+    for &(name, ptx, launch) in EXAMPLES {
+        if args.only.as_deref().is_some_and(|o| !name.contains(o)) {
+            continue;
         }
-    } else {
-        eprintln!("reglab bench: no corpus at {} (use --corpus); BFS and unit kernels skipped", corpus.display());
+        match measure(name, ptx, launch, &gpu) {
+            Ok(m) => results.push(m),
+            Err(e) => {
+                eprintln!("reglab bench: {e}");
+                return ExitCode::from(1);
+            }
+        }
     }
-    let warp: u64 = kernels.iter().map(|k| k.warp_instructions).sum();
-    let thread: u64 = kernels.iter().map(|k| k.thread_instructions).sum();
-    let seconds: f64 = kernels.iter().map(|k| k.seconds).sum();
-    let timed: Vec<&Measured> = kernels.iter().filter(|k| k.cpu_seconds.is_some()).collect();
-    let cpu: f64 = timed.iter().filter_map(|k| k.cpu_seconds).sum();
-    let cpu_warp: u64 = timed.iter().map(|k| k.warp_instructions).sum();
-    let report = Report {
-        warp_instructions_per_second: warp as f64 / seconds.max(1e-9),
-        thread_instructions_per_second: thread as f64 / seconds.max(1e-9),
-        warp_instructions_per_cpu_second: (cpu > 0.0).then(|| cpu_warp as f64 / cpu),
-        warp_instructions: warp,
-        seconds,
-        cpu_seconds: (cpu > 0.0).then_some(cpu),
-        kernels,
-        note: "functional executor only, one host thread, execution time (decode and buffer set-up excluded); build with --release",
-    };
-    match serde_json::to_string_pretty(&report) {
-        Ok(s) => println!("{s}"),
-        Err(e) => {
-            eprintln!("reglab bench: {e}");
-            return ExitCode::from(1);
+    let insts: u64 = results.iter().map(|m| m.warp_instructions).sum();
+    let total = results.iter().fold(Clock::default(), |a, m| a.add(m.total));
+    let executor = results.iter().fold(Clock::default(), |a, m| a.add(m.executor));
+    let timing = total.sub(executor);
+    let kernels: Vec<serde_json::Value> = results
+        .iter()
+        .map(|m| {
+            let t = m.total.sub(m.executor);
+            serde_json::json!({
+                "name": m.name,
+                "warp_instructions": m.warp_instructions,
+                "cycles": m.cycles,
+                "timing_seconds": t.wall.as_secs_f64(),
+                "timing_cpu_seconds": t.cpu.as_secs_f64(),
+                "executor_seconds": m.executor.wall.as_secs_f64(),
+                "warp_instructions_per_second": rate(m.warp_instructions, t.wall),
+                "warp_instructions_per_cpu_second": rate(m.warp_instructions, t.cpu),
+            })
+        })
+        .collect();
+    let doc = serde_json::json!({
+        "gpu": gpu.name,
+        "scheme": "baseline",
+        "warp_instructions_per_second": rate(insts, timing.wall),
+        "warp_instructions_per_cpu_second": rate(insts, timing.cpu),
+        "end_to_end_warp_instructions_per_second": rate(insts, total.wall),
+        "executor_warp_instructions_per_second": rate(insts, executor.wall),
+        "executor_warp_instructions_per_cpu_second": rate(insts, executor.cpu),
+        "warp_instructions": insts,
+        "kernels": kernels,
+    });
+    if args.json {
+        println!("{doc}");
+    } else {
+        println!(
+            "{:<14} {:>12} {:>10} {:>9} {:>9} {:>9} {:>13} {:>13}",
+            "kernel", "warp insts", "cycles", "timing s", "cpu s", "exec s", "insts/s", "insts/cpu-s"
+        );
+        for m in &results {
+            let t = m.total.sub(m.executor);
+            println!(
+                "{:<14} {:>12} {:>10} {:>9.3} {:>9.3} {:>9.3} {:>13.0} {:>13.0}",
+                m.name,
+                m.warp_instructions,
+                m.cycles,
+                t.wall.as_secs_f64(),
+                t.cpu.as_secs_f64(),
+                m.executor.wall.as_secs_f64(),
+                rate(m.warp_instructions, t.wall),
+                rate(m.warp_instructions, t.cpu)
+            );
         }
+        println!(
+            "timing model: {:.0} warp-instructions/s ({:.0} per CPU second) · end to end: {:.0} · executor: {:.0}",
+            rate(insts, timing.wall),
+            rate(insts, timing.cpu),
+            rate(insts, total.wall),
+            rate(insts, executor.wall)
+        );
     }
     ExitCode::SUCCESS
 }

@@ -95,7 +95,7 @@ impl ExecSource {
                     active: r.active,
                     executed: r.executed,
                     addr_start: r.addr_start,
-                    addr_count: r.addr_count,
+                    addr_count: u16::try_from(r.addr_count).unwrap_or(u16::MAX),
                     bytes: r.bytes,
                     space,
                 });

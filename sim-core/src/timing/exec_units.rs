@@ -165,8 +165,9 @@ pub struct ExecUnits {
     /// Per kind: pipelines, grouped `groups[kind]` ways; pool `p` holds pipes
     /// `pool_start[kind][p]..pool_start[kind][p + 1]`.
     pipes: Vec<Pipe>,
-    pools: [Vec<u32>; UNIT_KINDS],
-    partitioned: [bool; UNIT_KINDS],
+    /// Pipes of (kind, group): `ranges[kind × groups + group]`.
+    ranges: Vec<(u32, u32)>,
+    groups: u32,
     /// Minimum cycles a warp instruction holds an SP/INT/DP pipeline (warp size / SIMD width).
     lane_cycles: u32,
 }
@@ -175,33 +176,37 @@ impl ExecUnits {
     /// The units of one SM of `gpu` with `groups` scheduler groups (sub-cores).
     pub fn new(gpu: &GpuConfig, groups: u32) -> Self {
         let cfg = &gpu.execution;
+        let groups = groups.max(1);
         let mut pipes = Vec::new();
-        let mut pools: [Vec<u32>; UNIT_KINDS] = Default::default();
-        let mut partitioned = [false; UNIT_KINDS];
+        let mut ranges = vec![(0, 0); UNIT_KINDS * groups as usize];
         let kinds = [UnitKind::Sp, UnitKind::Int, UnitKind::Dp, UnitKind::Sfu, UnitKind::Tensor, UnitKind::LdSt];
         for kind in kinds {
             let n = count(kind, cfg);
             let split = groups > 1 && n >= groups;
-            partitioned[kind.index()] = split;
-            let pool_count = if split { groups } else { 1 };
-            let mut starts = vec![pipes.len() as u32];
-            for p in 0..pool_count {
-                let in_pool = if split { n / groups + u32::from(p < n % groups) } else { n };
-                pipes.extend((0..in_pool).map(|_| Pipe::default()));
-                starts.push(pipes.len() as u32);
+            let shared = (pipes.len() as u32, pipes.len() as u32 + if split { 0 } else { n });
+            if !split {
+                pipes.extend((0..n).map(|_| Pipe::default()));
             }
-            pools[kind.index()] = starts;
+            for g in 0..groups {
+                let range = if split {
+                    let a = pipes.len() as u32;
+                    pipes.extend((0..n / groups + u32::from(g < n % groups)).map(|_| Pipe::default()));
+                    (a, pipes.len() as u32)
+                } else {
+                    shared
+                };
+                if let Some(r) = ranges.get_mut(kind.index() * groups as usize + g as usize) {
+                    *r = range;
+                }
+            }
         }
         let lane_cycles = gpu.warp_size().div_ceil(cfg.simd_width.max(1)).max(1);
-        ExecUnits { pipes, pools, partitioned, lane_cycles }
+        ExecUnits { pipes, ranges, groups, lane_cycles }
     }
 
     fn pool(&self, kind: UnitKind, group: u32) -> core::ops::Range<usize> {
-        let starts = &self.pools[kind.index()];
-        let p = if self.partitioned[kind.index()] { group as usize } else { 0 };
-        let a = starts.get(p).copied().unwrap_or(0) as usize;
-        let b = starts.get(p + 1).copied().unwrap_or(0) as usize;
-        a..b
+        let (a, b) = self.ranges.get(kind.index() * self.groups as usize + group as usize).copied().unwrap_or((0, 0));
+        a as usize..b as usize
     }
 
     /// The earliest cycle at which a pipeline of `kind` for `group` accepts an instruction.

@@ -16,6 +16,7 @@
 use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 
+use super::report::StallCause;
 use crate::gpu::SchedulingPolicy;
 
 /// One warp scheduler.
@@ -29,6 +30,11 @@ pub struct Scheduler {
     last: Option<u32>,
     active: Vec<u32>,
     pending: VecDeque<u32>,
+    /// No warp of this scheduler can issue before this cycle (`u64::MAX`: before one of them is
+    /// woken by an event); 0 when it must look.
+    pub sleep_until: u64,
+    /// The stall cause while asleep.
+    pub sleep_cause: StallCause,
 }
 
 impl Scheduler {
@@ -41,11 +47,14 @@ impl Scheduler {
             last: None,
             active: Vec::new(),
             pending: VecDeque::new(),
+            sleep_until: 0,
+            sleep_cause: StallCause::Idle,
         }
     }
 
     /// Adds a newly dispatched warp (the youngest).
     pub fn add(&mut self, warp: u32) {
+        self.sleep_until = 0;
         self.warps.push(warp);
         let at = self.by_slot.partition_point(|&w| w < warp);
         self.by_slot.insert(at, warp);
@@ -56,6 +65,7 @@ impl Scheduler {
 
     /// Removes a finished warp.
     pub fn remove(&mut self, warp: u32) {
+        self.sleep_until = 0;
         self.warps.retain(|&w| w != warp);
         self.by_slot.retain(|&w| w != warp);
         self.active.retain(|&w| w != warp);
@@ -102,30 +112,46 @@ impl Scheduler {
         }
     }
 
-    /// The warps in the order this cycle's policy tries them, written to `out`.
-    pub fn order(&self, out: &mut Vec<u32>) {
-        out.clear();
+    /// Where this cycle's order starts (see [`Scheduler::nth`]).
+    pub fn start(&self) -> usize {
         match self.policy {
-            SchedulingPolicy::Lrr => {
-                let start = self.last.map_or(0, |l| self.by_slot.partition_point(|&w| w <= l));
-                rotate(&self.by_slot, start, out);
-            }
+            SchedulingPolicy::Lrr => self.last.map_or(0, |l| self.by_slot.partition_point(|&w| w <= l)),
             SchedulingPolicy::TwoLevel { .. } => {
-                let start = self.last.and_then(|l| self.active.iter().position(|&w| w == l)).map_or(0, |p| p + 1);
-                rotate(&self.active, start, out);
+                self.last.and_then(|l| self.active.iter().position(|&w| w == l)).map_or(0, |p| p + 1)
             }
             SchedulingPolicy::Gto => {
-                out.extend(self.last.filter(|l| self.warps.contains(l)));
-                out.extend(self.warps.iter().copied().filter(|&w| Some(w) != self.last));
+                self.last.and_then(|l| self.warps.iter().position(|&w| w == l)).unwrap_or(usize::MAX)
             }
-            SchedulingPolicy::OldestFirst => out.extend_from_slice(&self.warps),
+            SchedulingPolicy::OldestFirst => 0,
         }
     }
-}
 
-/// `list[start..]` then `list[..start]`.
-fn rotate(list: &[u32], start: usize, out: &mut Vec<u32>) {
-    let start = start.min(list.len());
-    out.extend_from_slice(list.get(start..).unwrap_or(&[]));
-    out.extend_from_slice(list.get(..start).unwrap_or(&[]));
+    /// Warps this cycle's policy considers.
+    pub fn len(&self) -> usize {
+        match self.policy {
+            SchedulingPolicy::TwoLevel { .. } => self.active.len(),
+            _ => self.warps.len(),
+        }
+    }
+
+    /// The `i`-th warp this cycle's policy tries, `start` being [`Scheduler::start`].
+    pub fn nth(&self, start: usize, i: usize) -> Option<u32> {
+        let rotate = |list: &[u32]| {
+            let k = start + i;
+            list.get(if k >= list.len() { k - list.len() } else { k }).copied()
+        };
+        match self.policy {
+            SchedulingPolicy::Lrr => rotate(&self.by_slot),
+            SchedulingPolicy::TwoLevel { .. } => rotate(&self.active),
+            SchedulingPolicy::Gto if start != usize::MAX => {
+                if i == 0 {
+                    self.warps.get(start).copied()
+                } else {
+                    let j = i - 1;
+                    self.warps.get(if j >= start { j + 1 } else { j }).copied()
+                }
+            }
+            SchedulingPolicy::Gto | SchedulingPolicy::OldestFirst => self.warps.get(i).copied(),
+        }
+    }
 }

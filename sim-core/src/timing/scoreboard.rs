@@ -69,7 +69,11 @@ impl Scoreboard {
     /// Releases `writes` of `warp`.
     pub fn release(&mut self, warp: usize, writes: &[u32]) {
         let (Some(list), Some(sum)) = (self.lists.get_mut(warp), self.summary.get_mut(warp)) else { return };
-        list.retain(|(r, _)| !writes.contains(r));
+        for w in writes {
+            if let Some(i) = list.iter().position(|(r, _)| r == w) {
+                list.swap_remove(i);
+            }
+        }
         *sum = list.iter().fold(0, |s, (r, _)| s | (1 << (r % 64)));
     }
 

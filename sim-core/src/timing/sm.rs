@@ -23,7 +23,7 @@ use alloc::rc::Rc;
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::exec_units::ExecUnits;
+use super::exec_units::{ExecUnits, UnitKind};
 use super::ibuffer::IBuffer;
 use super::memory::l2::L2;
 use super::memory::{MemoryStats, SmMemory};
@@ -55,6 +55,34 @@ pub(super) struct InFlight {
     pub seq: u64,
 }
 
+/// The scheduler group (sub-core) of scheduler `s`.
+fn group_of(s: u32, geo: &SmGeometry) -> u32 {
+    let groups = geo.groups.max(1);
+    let per_group = (geo.schedulers / groups).max(1);
+    (s / per_group).min(groups - 1)
+}
+
+/// Why the issue stage may skip a warp: until `wake` (`u64::MAX`: until an event of its own),
+/// because of `cause`; a warp refused a collector also wakes when its group's `epoch` moves on.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Sleep {
+    pub wake: u64,
+    pub cause: StallCause,
+    pub epoch: u32,
+    /// Blocked only because this unit was busy (every earlier check passed, and those results
+    /// cannot get worse while the warp waits): re-checking the unit is enough.
+    pub unit: Option<UnitKind>,
+}
+
+/// A collected instruction waiting for dispatch.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Ready {
+    pub cu: CuId,
+    pub at: u64,
+    pub unit: UnitKind,
+    pub group: u32,
+}
+
 /// Counts of one SM.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SmStats {
@@ -80,8 +108,18 @@ pub struct Sm {
     pub(super) wb: WritebackQueue,
     pub(super) in_cu: Vec<Option<InFlight>>,
     pub(super) collected: Vec<CuId>,
-    pub(super) ready: VecDeque<(CuId, u64)>,
-    pub(super) order: Vec<u32>,
+    /// Collected instructions waiting for their unit: collector, first cycle, unit, group.
+    pub(super) ready: VecDeque<Ready>,
+    /// Per warp slot: the first cycle the issue stage must look at it again (`u64::MAX`: after
+    /// an event of its own, see [`Sm::wake`]) and why it could not issue when last looked at.
+    pub(super) sleep: Vec<Sleep>,
+    /// Per group: collectors released so far (wakes warps refused a collector).
+    pub(super) cu_epoch: Vec<u32>,
+    /// Per group: the cycle the scheme last refused an issue for lack of a collector (the issue
+    /// stage does not ask again in that cycle).
+    pub(super) cu_full_at: Vec<u64>,
+    /// Per scheduler: its group.
+    pub(super) sched_group: Vec<u32>,
     pub(super) seq: u64,
     pub(super) geo: SmGeometry,
     pub(super) writeback_width: u32,
@@ -112,7 +150,10 @@ impl Sm {
             in_cu: Vec::new(),
             collected: Vec::new(),
             ready: VecDeque::new(),
-            order: Vec::new(),
+            sleep: vec![Sleep { wake: 0, cause: StallCause::Idle, epoch: 0, unit: None }; geo.max_warps as usize],
+            cu_epoch: vec![0; geo.groups.max(1) as usize],
+            cu_full_at: vec![u64::MAX; geo.groups.max(1) as usize],
+            sched_group: (0..geo.schedulers).map(|s| group_of(s, &geo)).collect(),
             seq: 0,
             geo,
             writeback_width: gpu.register_file.writeback_width.max(1),
@@ -161,8 +202,7 @@ impl Sm {
         for (index, ws) in stream.warps.iter().enumerate() {
             let Some(w) = self.warps.iter().position(|w| !w.live) else { break };
             let scheduler = w as u32 % self.geo.schedulers.max(1);
-            let per_group = (self.geo.schedulers / self.geo.groups.max(1)).max(1);
-            let group = (scheduler / per_group).min(self.geo.groups.max(1) - 1);
+            let group = group_of(scheduler, &self.geo);
             if let Some(warp) = self.warps.get_mut(w) {
                 *warp = Warp {
                     live: true,
@@ -176,9 +216,11 @@ impl Sm {
                     in_flight: 0,
                     scheduler,
                     group,
+                    next: DynInst::default(),
                 };
             }
             self.scoreboard.clear(w);
+            self.wake(w);
             if let Some(s) = self.schedulers.get_mut(scheduler as usize) {
                 s.add(w as u32);
             }
@@ -195,6 +237,12 @@ impl Sm {
         if let Some(n) = self.cta_numbers.get_mut(slot) {
             *n = number;
         }
+        for i in 0..live_warps as usize {
+            let w = self.ctas.get(slot).and_then(|c| c.as_ref()).and_then(|c| c.slots.get(i).copied());
+            if let Some(w) = w {
+                self.load_next(w as usize);
+            }
+        }
         self.next_event = self.next_event.min(now + 1);
         for w in self.ctas.get(slot).and_then(|c| c.as_ref()).map(|c| c.slots.clone()).unwrap_or_default() {
             self.finish_if_done(w as usize, now);
@@ -208,7 +256,10 @@ impl Sm {
         self.rf.cycle(now, &mut self.collected);
         let extra = u64::from(self.rf.extra_read_stages());
         for cu in self.collected.drain(..) {
-            self.ready.push_back((cu, now + extra));
+            let Some(Some(f)) = self.in_cu.get(cu as usize) else { continue };
+            let unit = cx.program.insts.get(f.inst.sid as usize).map_or(UnitKind::Sp, |s| s.unit);
+            let group = self.warps.get(f.warp as usize).map_or(0, |w| w.group);
+            self.ready.push_back(Ready { cu, at: now + extra, unit, group });
         }
         self.dispatch(now, cx);
         let (issued, wake) = self.issue(now, cx.program);
@@ -219,6 +270,27 @@ impl Sm {
             let wb = self.wb.next_event(now).unwrap_or(u64::MAX);
             wb.min(wake).max(now + 1)
         };
+    }
+
+    /// Something happened to warp `w` (a write-back, a barrier release, a start): its scheduler
+    /// must look at it again.
+    pub(super) fn wake(&mut self, w: usize) {
+        if let Some(x) = self.sleep.get_mut(w) {
+            x.wake = 0;
+        }
+        let s = self.warps.get(w).map_or(0, |x| x.scheduler as usize);
+        if let Some(s) = self.schedulers.get_mut(s) {
+            s.sleep_until = 0;
+        }
+    }
+
+    /// Caches warp `w`'s next instruction (after its `pc` moved).
+    pub(super) fn load_next(&mut self, w: usize) {
+        let Some(warp) = self.warps.get(w) else { return };
+        let next = self.ctas.get(warp.cta as usize).and_then(|c| c.as_ref()).and_then(|c| c.inst(warp.index, warp.pc));
+        if let (Some(warp), Some(next)) = (self.warps.get_mut(w), next) {
+            warp.next = next;
+        }
     }
 
     /// Charges the cycles from the last simulated one up to (not including) `now` to the causes
@@ -282,6 +354,7 @@ impl Sm {
                 if warp.live && warp.at_barrier {
                     warp.at_barrier = false;
                     warp.ib.released(now);
+                    self.wake(w as usize);
                 }
             }
             self.finish_if_done(w as usize, now);

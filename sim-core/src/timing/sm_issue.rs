@@ -15,17 +15,29 @@ use super::program::{Control, MemOp, Program};
 use super::regfile::{IssueOutcome, OperandRequest};
 use super::report::StallCause;
 use super::scoreboard::Pending;
-use super::sm::{InFlight, Sm};
+use super::sm::{InFlight, Sleep, Sm};
 
-/// Why a warp could not issue, and when it might (`None`: when some other event happens).
+/// Why a warp could not issue, and the first cycle it might: `EVENT` when only an event of its
+/// own (a write-back, a barrier release) can change that, which also wakes it.
 #[derive(Clone, Copy, Debug)]
 struct Blocked {
     cause: StallCause,
-    wake: Option<u64>,
+    wake: u64,
+    /// Set when only this busy unit stopped it.
+    unit: Option<UnitKind>,
 }
 
+/// Woken by an event of the warp's own, not by time.
+pub(super) const EVENT: u64 = u64::MAX;
+
+/// Blocked until an event of the warp.
 const fn blocked(cause: StallCause) -> Blocked {
-    Blocked { cause, wake: None }
+    Blocked { cause, wake: EVENT, unit: None }
+}
+
+/// Blocked until cycle `wake` at the latest.
+const fn until(cause: StallCause, wake: u64) -> Blocked {
+    Blocked { cause, wake, unit: None }
 }
 
 impl Sm {
@@ -34,21 +46,41 @@ impl Sm {
     pub(super) fn issue(&mut self, now: u64, program: &Program) -> (bool, u64) {
         let mut any = false;
         let mut wake = u64::MAX;
-        let mut order = core::mem::take(&mut self.order);
         for s in 0..self.schedulers.len() {
             let Some(sched) = self.schedulers.get_mut(s) else { continue };
             if sched.is_empty() {
                 self.set_cause(s, StallCause::Idle);
                 continue;
             }
+            if sched.sleep_until > now {
+                if sched.sleep_until != EVENT {
+                    wake = wake.min(sched.sleep_until);
+                }
+                let cause = sched.sleep_cause;
+                self.set_cause(s, cause);
+                continue;
+            }
             let sb = &self.scoreboard;
             sched.refresh_active(|w| sb.waits_on_memory(w as usize));
-            sched.order(&mut order);
+            let (start, n) = (sched.start(), sched.len());
             let mut best = StallCause::NoEligibleWarp;
             let mut issued = false;
-            for &w in &order {
+            let mut sched_wake = EVENT;
+            for i in 0..n {
+                let Some(w) = self.schedulers.get(s).and_then(|x| x.nth(start, i)) else { break };
+                if let Some(z) = self.asleep(w as usize, s, now) {
+                    if z.cause.rank() > best.rank() {
+                        best = z.cause;
+                    }
+                    sched_wake = sched_wake.min(z.wake);
+                    continue;
+                }
                 match self.issue_warp(w as usize, now, program) {
                     Ok(()) => {
+                        if let Some(x) = self.sleep.get_mut(w as usize) {
+                            x.wake = 0;
+                            x.unit = None;
+                        }
                         if let Some(sched) = self.schedulers.get_mut(s) {
                             sched.issued(w);
                         }
@@ -59,16 +91,24 @@ impl Sm {
                         if b.cause.rank() > best.rank() {
                             best = b.cause;
                         }
-                        if let Some(t) = b.wake {
-                            wake = wake.min(t);
+                        sched_wake = sched_wake.min(b.wake);
+                        let epoch = self.group_epoch(s);
+                        if let Some(x) = self.sleep.get_mut(w as usize) {
+                            *x = Sleep { wake: b.wake, cause: b.cause, epoch, unit: b.unit };
                         }
                     }
                 }
             }
             any |= issued;
+            if !issued {
+                if let Some(sched) = self.schedulers.get_mut(s) {
+                    sched.sleep_until = sched_wake;
+                    sched.sleep_cause = best;
+                }
+            }
+            wake = wake.min(sched_wake);
             self.set_cause(s, if issued { StallCause::Issued } else { best });
         }
-        self.order = order;
         (any, wake)
     }
 
@@ -107,17 +147,14 @@ impl Sm {
             Some(_) => warp.ib.ready_at() == Some(now + 1),
         };
         if !buffered {
-            return Err(Blocked { cause: StallCause::NoEligibleWarp, wake: warp.ib.ready_at().filter(|&t| t > now) });
+            return Err(until(StallCause::NoEligibleWarp, warp.ib.ready_at().unwrap_or(EVENT)));
         }
-        let (cta, index, pc, group, scheduler) = (warp.cta as usize, warp.index, warp.pc, warp.group, warp.scheduler);
-        let Some(inst) = self.ctas.get(cta).and_then(|c| c.as_ref()).and_then(|c| c.inst(index, pc)) else {
-            return Err(blocked(StallCause::NoEligibleWarp));
-        };
+        let (inst, group, scheduler) = (warp.next, warp.group, warp.scheduler);
         let Some(s) = program.insts.get(inst.sid as usize).copied() else {
             return Err(blocked(StallCause::NoEligibleWarp));
         };
         if after.is_some_and(|u| !self.dual_issue_allowed(u, s.unit)) {
-            return Err(blocked(StallCause::Structural));
+            return Err(until(StallCause::Structural, now + 1));
         }
         let (reads, writes) = (program.reads_of(&s), program.writes_of(&s));
         match self.scoreboard.blocked(w, reads, writes) {
@@ -132,7 +169,10 @@ impl Sm {
         let free = self.units.free_at(s.unit, group);
         if free > now + 1 {
             let cause = if s.unit == UnitKind::LdSt { StallCause::Memory } else { StallCause::Structural };
-            return Err(Blocked { cause, wake: Some(free - 1) });
+            return Err(Blocked { cause, wake: free - 1, unit: Some(s.unit) });
+        }
+        if self.cu_full_at.get(group as usize) == Some(&now) {
+            return Err(Blocked { cause: StallCause::OperandCollection, wake: EVENT, unit: Some(s.unit) });
         }
         let [rf_reads, _, rf_writes, _] = program.operands_of(&s);
         let req = OperandRequest {
@@ -147,8 +187,13 @@ impl Sm {
         };
         let cu = match self.rf.try_issue(&req, now) {
             IssueOutcome::Collecting(cu) => cu,
-            IssueOutcome::NoCollector => return Err(blocked(StallCause::OperandCollection)),
-            IssueOutcome::Stall => return Err(blocked(StallCause::SchemeSpecific)),
+            IssueOutcome::NoCollector => {
+                if let Some(t) = self.cu_full_at.get_mut(group as usize) {
+                    *t = now;
+                }
+                return Err(Blocked { cause: StallCause::OperandCollection, wake: EVENT, unit: Some(s.unit) });
+            }
+            IssueOutcome::Stall => return Err(until(StallCause::SchemeSpecific, now + 1)),
         };
         let why = if matches!(s.mem, MemOp::Load | MemOp::Atomic) { Pending::Memory } else { Pending::Alu };
         self.scoreboard.reserve(w, writes, why);
@@ -164,8 +209,39 @@ impl Sm {
             warp.in_flight += 1;
             warp.ib.issued(now, s.control == Control::Branch);
         }
+        self.load_next(w);
         self.count_issue(inst.active);
         Ok(s.unit)
+    }
+
+    /// True if the issue stage may skip warp `w` of scheduler `s` at `now`, keeping its cause.
+    /// A warp that last got as far as its unit or a collector only needs those re-checked: the
+    /// earlier checks cannot get worse while it waits (no event of its own has happened since).
+    fn asleep(&mut self, w: usize, s: usize, now: u64) -> Option<Sleep> {
+        let z = *self.sleep.get(w)?;
+        if z.wake > now && (z.cause != StallCause::OperandCollection || z.epoch == self.group_epoch(s)) {
+            return Some(z);
+        }
+        let unit = z.unit.filter(|_| z.wake != 0)?;
+        let g = self.sched_group.get(s).copied().unwrap_or(0);
+        let free = self.units.free_at(unit, g);
+        let z = if free > now + 1 {
+            let cause = if unit == UnitKind::LdSt { StallCause::Memory } else { StallCause::Structural };
+            Sleep { wake: free - 1, cause, ..z }
+        } else if self.cu_full_at.get(g as usize) == Some(&now) {
+            Sleep { wake: EVENT, cause: StallCause::OperandCollection, epoch: self.group_epoch(s), ..z }
+        } else {
+            return None;
+        };
+        if let Some(x) = self.sleep.get_mut(w) {
+            *x = z;
+        }
+        Some(z)
+    }
+
+    fn group_epoch(&self, s: usize) -> u32 {
+        let g = self.sched_group.get(s).copied().unwrap_or(0) as usize;
+        self.cu_epoch.get(g).copied().unwrap_or(0)
     }
 
     fn dual_issue_allowed(&self, prev: UnitKind, next: UnitKind) -> bool {
@@ -183,8 +259,10 @@ impl Sm {
         warp.pc += 1;
         warp.ib.issued(now, false);
         let cta = warp.cta as usize;
-        if let Control::Barrier { wait: true } = control {
-            warp.at_barrier = true;
+        let at_barrier = matches!(control, Control::Barrier { wait: true });
+        warp.at_barrier = at_barrier;
+        self.load_next(w);
+        if at_barrier {
             if let Some(Some(c)) = self.ctas.get_mut(cta) {
                 c.waiting += 1;
             }

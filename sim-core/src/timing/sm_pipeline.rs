@@ -56,20 +56,35 @@ impl Sm {
                     warp.ib.resolved(now);
                 }
             }
+            self.wake(w);
         }
         self.finish_if_done(w, now);
+    }
+
+    /// A collector of `group` became free: warps refused one may try again.
+    fn collector_freed(&mut self, group: u32) {
+        if let Some(e) = self.cu_epoch.get_mut(group as usize) {
+            *e = e.wrapping_add(1);
+        }
+        for (s, &g) in self.schedulers.iter_mut().zip(&self.sched_group) {
+            if g == group {
+                s.sleep_until = 0;
+            }
+        }
     }
 
     /// Sends collected instructions to free execution units, oldest first.
     pub(super) fn dispatch(&mut self, now: u64, cx: &mut ChipContext<'_>) {
         let mut i = 0;
-        while let Some(&(cu, ready_at)) = self.ready.get(i) {
-            if ready_at > now || !self.try_dispatch(cu, now, cx) {
+        while let Some(&r) = self.ready.get(i) {
+            let cu = r.cu;
+            if r.at > now || self.units.free_at(r.unit, r.group) > now || !self.try_dispatch(cu, now, cx) {
                 i += 1;
                 continue;
             }
             self.ready.remove(i);
             self.rf.release(cu);
+            self.collector_freed(r.group);
             if let Some(slot) = self.in_cu.get_mut(cu as usize) {
                 *slot = None;
             }

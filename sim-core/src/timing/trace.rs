@@ -38,7 +38,7 @@ pub enum MemSpace {
 }
 
 /// One executed warp-instruction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DynInst {
     /// Static instruction id: an index into [`super::program::Program`].
     pub sid: u32,
@@ -49,7 +49,7 @@ pub struct DynInst {
     /// First address of this instruction in [`WarpStream::addresses`].
     pub addr_start: u32,
     /// Number of addresses (one per executed lane for memory instructions; 0 otherwise).
-    pub addr_count: u32,
+    pub addr_count: u16,
     /// Bytes accessed per lane (memory instructions).
     pub bytes: u16,
     /// The space accessed (memory instructions).

@@ -40,6 +40,8 @@ pub struct Warp {
     pub scheduler: u32,
     /// Its scheduler's group (sub-core).
     pub group: u32,
+    /// Its instruction at `pc` (valid while `pc < len`).
+    pub next: DynInst,
 }
 
 impl Warp {
@@ -57,6 +59,7 @@ impl Warp {
             in_flight: 0,
             scheduler: 0,
             group: 0,
+            next: DynInst::default(),
         }
     }
 

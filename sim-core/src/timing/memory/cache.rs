@@ -7,11 +7,12 @@
 //! access(line, t) → Hit { ready: t0 } | Miss;  fill(line, ready, dirty) evicts the LRU way
 //! ```
 //!
-//! Tags are allocated on first use of a set, so a 50 MB L2 costs memory only for what a kernel
-//! touches.
+//! A set's ways are allocated on its first use, so a 50 MB L2 costs memory mostly for what a
+//! kernel touches.
 
-use alloc::collections::BTreeMap;
+use alloc::collections::BinaryHeap;
 use alloc::vec::Vec;
+use core::cmp::Reverse;
 
 use crate::gpu::CacheConfig;
 
@@ -42,10 +43,11 @@ pub struct TagArray {
     line_bytes: u64,
     sets: u64,
     ways: usize,
-    lines: BTreeMap<u64, Vec<Line>>,
+    /// Per set its lines (allocated on first use).
+    lines: Vec<Vec<Line>>,
     stamp: u64,
     mshrs: usize,
-    outstanding: Vec<u64>,
+    outstanding: BinaryHeap<Reverse<u64>>,
 }
 
 impl TagArray {
@@ -58,23 +60,36 @@ impl TagArray {
             line_bytes,
             sets,
             ways,
-            lines: BTreeMap::new(),
+            lines: alloc::vec![Vec::new(); sets as usize],
             stamp: 0,
             mshrs: cfg.mshrs.max(1) as usize,
-            outstanding: Vec::new(),
+            outstanding: BinaryHeap::new(),
         }
     }
 
     /// The line number of byte address `addr`.
     pub fn line_of(&self, addr: u64) -> u64 {
-        addr / self.line_bytes
+        if self.line_bytes.is_power_of_two() {
+            addr >> self.line_bytes.trailing_zeros()
+        } else {
+            addr / self.line_bytes
+        }
+    }
+
+    fn set_of(&self, line: u64) -> u64 {
+        if self.sets.is_power_of_two() {
+            line & (self.sets - 1)
+        } else {
+            line % self.sets
+        }
     }
 
     /// Looks `line` up (updating LRU); `dirty` marks it written.
     pub fn access(&mut self, line: u64, dirty: bool) -> Lookup {
         self.stamp += 1;
         let stamp = self.stamp;
-        let Some(set) = self.lines.get_mut(&(line % self.sets)) else { return Lookup::Miss };
+        let key = self.set_of(line) as usize;
+        let Some(set) = self.lines.get_mut(key) else { return Lookup::Miss };
         match set.iter_mut().find(|l| l.tag == line) {
             Some(l) => {
                 l.last_use = stamp;
@@ -89,7 +104,8 @@ impl TagArray {
     pub fn fill(&mut self, line: u64, ready: u64, dirty: bool) -> Option<u64> {
         self.stamp += 1;
         let new = Line { tag: line, last_use: self.stamp, ready, dirty };
-        let set = self.lines.entry(line % self.sets).or_default();
+        let key = self.set_of(line) as usize;
+        let Some(set) = self.lines.get_mut(key) else { return None };
         if set.len() < self.ways {
             set.push(new);
             return None;
@@ -102,21 +118,25 @@ impl TagArray {
 
     /// The earliest cycle ≥ `now` at which an MSHR is free (outstanding fills before `now` done).
     pub fn mshr_free_at(&mut self, now: u64) -> u64 {
-        self.outstanding.retain(|&t| t > now);
+        self.retire(now);
         if self.outstanding.len() < self.mshrs {
             return now;
         }
-        self.outstanding.iter().copied().min().unwrap_or(now).max(now)
+        self.outstanding.peek().map_or(now, |Reverse(t)| (*t).max(now))
+    }
+
+    fn retire(&mut self, now: u64) {
+        while self.outstanding.peek().is_some_and(|Reverse(t)| *t <= now) {
+            self.outstanding.pop();
+        }
     }
 
     /// Records a miss outstanding until `done`.
     pub fn mshr_allocate(&mut self, start: u64, done: u64) {
-        self.outstanding.retain(|&t| t > start);
+        self.retire(start);
         if self.outstanding.len() >= self.mshrs {
-            if let Some(i) = self.outstanding.iter().enumerate().min_by_key(|(_, &t)| t).map(|(i, _)| i) {
-                self.outstanding.swap_remove(i);
-            }
+            self.outstanding.pop();
         }
-        self.outstanding.push(done);
+        self.outstanding.push(Reverse(done));
     }
 }

@@ -13,14 +13,28 @@ pub fn segments(addrs: &[u64], bytes: u32, segment_bytes: u32, out: &mut Vec<u64
     out.clear();
     let seg = u64::from(segment_bytes.max(1));
     let len = u64::from(bytes.max(1));
-    for &a in addrs {
-        let first = a / seg;
-        let last = a.saturating_add(len - 1) / seg;
-        out.push(first);
-        if last != first {
-            out.extend(first + 1..=last.min(first + 8));
+    if seg.is_power_of_two() {
+        let shift = seg.trailing_zeros();
+        for &a in addrs {
+            let (first, last) = (a >> shift, a.saturating_add(len - 1) >> shift);
+            if out.last() != Some(&first) {
+                out.push(first);
+            }
+            if last != first {
+                out.extend(first + 1..=last.min(first + 8));
+            }
+        }
+    } else {
+        for &a in addrs {
+            let (first, last) = (a / seg, a.saturating_add(len - 1) / seg);
+            out.push(first);
+            if last != first {
+                out.extend(first + 1..=last.min(first + 8));
+            }
         }
     }
-    out.sort_unstable();
+    if !out.is_sorted() {
+        out.sort_unstable();
+    }
     out.dedup();
 }

@@ -104,7 +104,7 @@ pub struct SmMemory {
     shared: crate::gpu::SharedMemoryTiming,
     const_latency: u64,
     segments: Vec<u64>,
-    words: Vec<(u32, u64)>,
+    words: Vec<u64>,
 }
 
 impl SmMemory {
@@ -140,11 +140,16 @@ impl SmMemory {
             }
             MemSpace::Const | MemSpace::Param => {
                 stats.const_accesses += 1;
-                self.segments.clear();
-                self.segments.extend_from_slice(a.addrs);
-                self.segments.sort_unstable();
-                self.segments.dedup();
-                let n = self.segments.len().max(1) as u64;
+                let n = match a.addrs.split_first() {
+                    Some((first, rest)) if rest.iter().any(|x| x != first) => {
+                        self.segments.clear();
+                        self.segments.extend_from_slice(a.addrs);
+                        self.segments.sort_unstable();
+                        self.segments.dedup();
+                        self.segments.len() as u64
+                    }
+                    _ => 1,
+                };
                 MemTiming { busy: n, done: now + self.const_latency + n - 1 }
             }
             MemSpace::Global | MemSpace::Local => self.global(a, now, l2, stats),

@@ -9,26 +9,58 @@
 use alloc::vec::Vec;
 
 /// The conflict degree (≥ 1) of one warp access; `scratch` is reused between calls.
-pub fn conflict_degree(addrs: &[u64], bytes: u32, banks: u32, bank_width: u32, scratch: &mut Vec<(u32, u64)>) -> u32 {
+pub fn conflict_degree(addrs: &[u64], bytes: u32, banks: u32, bank_width: u32, scratch: &mut Vec<u64>) -> u32 {
     let banks = u64::from(banks.max(1));
     let width = u64::from(bank_width.max(1));
+    if u64::from(bytes) <= width && banks <= 64 && conflict_free(addrs, banks, width) {
+        return 1;
+    }
     scratch.clear();
     for &a in addrs {
         let first = a / width;
         let last = (a.saturating_add(u64::from(bytes.max(1)) - 1) / width).min(first + 8);
-        for word in first..=last {
-            scratch.push(((word % banks) as u32, word));
-        }
+        scratch.extend(first..=last);
     }
     scratch.sort_unstable();
     scratch.dedup();
+    let mut per_bank = [0u32; 64];
     let mut degree = 1;
-    let mut run = 0;
-    let mut prev = None;
-    for &(bank, _) in scratch.iter() {
-        run = if prev == Some(bank) { run + 1 } else { 1 };
-        prev = Some(bank);
-        degree = degree.max(run);
+    for &word in scratch.iter() {
+        if let Some(n) = per_bank.get_mut((word % banks % 64) as usize) {
+            *n += 1;
+            degree = degree.max(*n);
+        }
     }
     degree
+}
+
+/// Fast path for accesses within one word per lane: true when every bank sees at most one
+/// distinct word (no conflict, broadcasts allowed).
+fn conflict_free(addrs: &[u64], banks: u64, width: u64) -> bool {
+    let mut seen = [u64::MAX; 64];
+    if banks.is_power_of_two() && width.is_power_of_two() {
+        let (shift, mask) = (width.trailing_zeros(), banks - 1);
+        for &a in addrs {
+            let word = a >> shift;
+            let Some(slot) = seen.get_mut((word & mask) as usize) else { return false };
+            if *slot != word {
+                if *slot != u64::MAX {
+                    return false;
+                }
+                *slot = word;
+            }
+        }
+        return true;
+    }
+    for &a in addrs {
+        let word = a / width;
+        let Some(slot) = seen.get_mut((word % banks) as usize) else { return false };
+        if *slot != word {
+            if *slot != u64::MAX {
+                return false;
+            }
+            *slot = word;
+        }
+    }
+    true
 }

@@ -25,6 +25,8 @@ pub struct Banks {
     queues: Vec<VecDeque<CuId>>,
     written_at: Vec<u64>,
     queued: usize,
+    /// Bit `b` set while bank `b` (< 64) has queued reads; banks ≥ 64 are always visited.
+    nonempty: u64,
     /// Reads granted.
     pub reads: u64,
     /// Warp-register writes.
@@ -48,6 +50,7 @@ impl Banks {
             queues: vec![VecDeque::new(); n],
             written_at: vec![u64::MAX; n],
             queued: 0,
+            nonempty: 0,
             reads: 0,
             writes: 0,
             read_read: 0,
@@ -68,6 +71,9 @@ impl Banks {
         if let Some(q) = self.queues.get_mut(b) {
             q.push_back(cu);
             self.queued += 1;
+            if b < 64 {
+                self.nonempty |= 1 << b;
+            }
         }
     }
 
@@ -93,20 +99,34 @@ impl Banks {
         if self.queued == 0 {
             return;
         }
-        for (b, q) in self.queues.iter_mut().enumerate() {
-            if q.is_empty() {
-                continue;
-            }
-            if self.written_at.get(b) == Some(&now) {
-                self.read_write += q.len() as u64;
-                continue;
-            }
-            if let Some(cu) = q.pop_front() {
-                self.queued -= 1;
-                self.reads += 1;
-                cus.granted(cu);
-            }
-            self.read_read += q.len() as u64;
+        let mut mask = self.nonempty;
+        while mask != 0 {
+            let b = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            self.arbitrate_bank(b, now, cus);
+        }
+        for b in 64..self.queues.len() {
+            self.arbitrate_bank(b, now, cus);
+        }
+    }
+
+    fn arbitrate_bank(&mut self, b: usize, now: u64, cus: &mut CollectorPool) {
+        let Some(q) = self.queues.get_mut(b) else { return };
+        if q.is_empty() {
+            return;
+        }
+        if self.written_at.get(b) == Some(&now) {
+            self.read_write += q.len() as u64;
+            return;
+        }
+        if let Some(cu) = q.pop_front() {
+            self.queued -= 1;
+            self.reads += 1;
+            cus.granted(cu);
+        }
+        self.read_read += q.len() as u64;
+        if q.is_empty() && b < 64 {
+            self.nonempty &= !(1 << b);
         }
     }
 

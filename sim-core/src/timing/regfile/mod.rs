@@ -140,7 +140,8 @@ pub struct SchemeStats {
     pub bank_conflicts_read_write: u64,
     /// Results that waited a cycle because their bank already took a write.
     pub bank_conflicts_write_write: u64,
-    /// Issue attempts refused for lack of a free collector.
+    /// Issue attempts refused for lack of a free collector (the SM asks at most once per group
+    /// and cycle, so this counts group-cycles with a refusal).
     pub collector_full: u64,
 }
 

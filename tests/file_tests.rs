@@ -8,6 +8,9 @@
 //! `exec`: runs the kernel with the launch setup of the `// launch:` line and prints the outputs
 //! and counts or the structured error (`reglab_tests::exec_case`, the cases under
 //! `tests/cases/exec/`).
+//! `// timing: PRESET sms=N schemes=…`: the timing model's figures per scheme for the micro-kernels
+//! under `tests/cases/timing/`, whose cycle counts are worked out by hand in their comments
+//! (`reglab_tests::timing_case`).
 //! Any other header names static-analysis sections (`// run: cfg liveness regalloc`), rendered by
 //! `reglab_tests::analysis_dump` and, for the register-file schemes' analyses and passes
 //! (`ranges`, `single_use_loads`, `demo`, `composite`, `fuse`, …), `reglab_tests::scheme_dump`
@@ -37,6 +40,9 @@ fn run_case(path: &Path, src: &str) -> Result<String, String> {
     let mode = header.strip_prefix("// run:").map(str::trim).unwrap_or("");
     if mode == "exec" {
         return Ok(reglab_tests::exec_case::run_case(src));
+    }
+    if header.starts_with("// timing:") {
+        return Ok(reglab_tests::timing_case::run_case(src));
     }
     if mode != "compile" {
         let sections: Vec<&str> = mode.split_whitespace().collect();

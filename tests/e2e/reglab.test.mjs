@@ -269,10 +269,18 @@ test('occupancy of the IMGVF-like kernel on Fermi matches the worked check', asy
     await page.selectOption('#gpu-preset', 'fermi-gtx480');
     await page.locator('#occupancy-title', { hasText: 'fermi-gtx480' }).waitFor();
     const staticSmem = Number((await page.locator('#static-smem').textContent()).replace(/[^0-9]/g, ''));
-    await setNumber(page, '#threads', 320);
+    // One GPU picker and one dynamic shared memory field on the page.
+    assert.equal(await page.locator('select#run-gpu').count(), 0);
+    assert.equal(await page.locator('#dynamic-smem').count(), 1);
+    // Threads per block and dynamic shared memory come from the launch setup editor.
+    await setNumber(page, '#block-0', 320);
+    await setNumber(page, '#block-1', 1);
+    await setNumber(page, '#block-2', 1);
     await setNumber(page, '#ptxas-registers', 52);
     await setNumber(page, '#dynamic-smem', 14560 - staticSmem);
-    await page.locator('#dynamic-smem-hint', { hasText: 'total 14,560 B' }).waitFor();
+    await page.locator('#threads', { hasText: '320' }).waitFor();
+    await page.locator('#occ-total-smem', { hasText: '14,560 B' }).waitFor();
+    assert.match(await page.locator('#run-gpu').textContent(), /fermi|480/i);
     await page.locator('#occ-percent', { hasText: '20.8%' }).waitFor();
     assert.equal(await page.locator('#occ-blocks').textContent(), '1');
     assert.equal(await page.locator('#occ-warps').textContent(), '10');

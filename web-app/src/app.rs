@@ -203,7 +203,7 @@ fn workspace() -> Html {
                     view={state.occupancy.clone()}
                     kernel={state.kernel.clone()}
                     gpu={state.settings.gpu.clone()}
-                    launch={state.settings.launch.clone()}
+                    launch={state.occupancy_launch().0}
                     presets={presets.clone()}
                     stale={kernel_stale}
                     callbacks={(*callbacks).clone()}

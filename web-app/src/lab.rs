@@ -1,5 +1,6 @@
-//! The "lab" part of the one `AppState`: the launch setup being edited, the GPU preset and schemes
-//! chosen, and the state of the timing run. Changed only through [`LabAction`]s, which the
+//! The "lab" part of the one `AppState`: the launch setup being edited, the schemes chosen, and the
+//! state of the timing run (the GPU is the occupancy panel's, `Settings::gpu`; the setup's block
+//! size and dynamic shared memory are also what the occupancy panel computes with). Changed only through [`LabAction`]s, which the
 //! `AppState` reducer forwards here (`Action::Lab`) together with the editor text.
 //!
 //! ```text
@@ -15,9 +16,6 @@ use sim_core::timing::Report;
 
 use crate::launch_model::{self, LaunchEdit, LaunchOrigin};
 use crate::run_job::{RunFailure, RunProgress};
-
-/// The default GPU preset of the run panel.
-pub const DEFAULT_GPU: &str = "turing-rtx2060";
 
 /// The lab state.
 #[derive(Clone, Debug, PartialEq)]
@@ -36,8 +34,6 @@ pub struct LabState {
     pub edit_error: Option<String>,
     /// The problem with the setup for this kernel (from `sim-core`'s launch checks).
     pub invalid: Option<String>,
-    /// GPU preset name.
-    pub gpu: String,
     /// Register-file schemes to compare, in registry order.
     pub schemes: Vec<String>,
     /// The run.
@@ -81,8 +77,6 @@ pub enum LabAction {
     ShowJson(bool),
     /// The JSON view's text changed.
     EditJson(String),
-    /// Choose the GPU preset.
-    Gpu(String),
     /// Add or remove a scheme.
     ToggleScheme(String),
     /// A run with this id was sent to the worker.
@@ -119,7 +113,6 @@ impl LabState {
             json: None,
             edit_error: None,
             invalid: None,
-            gpu: DEFAULT_GPU.into(),
             schemes: vec!["baseline".into(), "no-bank-conflicts".into()],
             run: RunStatus::Idle,
             run_id: 0,
@@ -142,6 +135,39 @@ impl LabState {
     /// The kernel the setup launches.
     pub fn kernel(&self) -> Option<&str> {
         launch_model::setup_kernel(&self.setup)
+    }
+
+    /// True when the setup is a single launch (not a sequence of launches).
+    pub fn single_launch(&self) -> bool {
+        self.setup.launches.is_empty()
+    }
+
+    /// Threads per block (block x·y·z) and dynamic shared memory with which the setup launches
+    /// `kernel`, or why there are none (not runnable, or `kernel` is not launched).
+    pub fn shape_for(&self, kernel: Option<&str>) -> Result<(u32, u64), String> {
+        if let Some(e) = &self.invalid {
+            return Err(format!("the launch setup is not runnable ({e})"));
+        }
+        let kernel = kernel.ok_or("no kernel is selected")?;
+        let s = &self.setup;
+        let (block, smem) = if s.launches.is_empty() {
+            if launch_model::setup_kernel(s) != Some(kernel) {
+                return Err(format!("the launch setup does not launch {kernel}"));
+            }
+            (&s.block, s.dynamic_smem)
+        } else {
+            let step = s
+                .launches
+                .iter()
+                .find(|l| l.kernel == kernel)
+                .ok_or_else(|| format!("the launch setup does not launch {kernel}"))?;
+            (step.block.as_ref().unwrap_or(&s.block), step.dynamic_smem.unwrap_or(s.dynamic_smem))
+        };
+        let threads = block.iter().try_fold(1u32, |acc, &d| acc.checked_mul(d));
+        match threads {
+            Some(t) if t > 0 => Ok((t, u64::from(smem))),
+            _ => Err("the launch setup's block size is not usable".to_owned()),
+        }
     }
 
     /// Applies `action`; `source` is the editor text (compiled on demand for proposals and checks).
@@ -182,7 +208,6 @@ impl LabState {
                 }
                 next.json = Some(text);
             }
-            LabAction::Gpu(g) => next.gpu = g,
             LabAction::ToggleScheme(s) => {
                 if let Some(at) = next.schemes.iter().position(|x| *x == s) {
                     next.schemes.remove(at);

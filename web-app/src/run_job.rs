@@ -3,14 +3,14 @@
 //!
 //! ```text
 //! worker → page   {"type":"ready"}            (its wasm has loaded)
-//! page → worker   RunRequest { ptx, launch, gpu, schemes }
+//! page → worker   RunRequest { ptx, launch, gpu (the occupancy panel's edited GpuConfig), schemes }
 //! worker → page   {"type":"progress","fraction":0.4,"warp_instructions":81920,"cycles":12000} …
 //!                 {"type":"done","reports":[Report, …]}  or  {"type":"failed","kind":"fault",…}
 //! ```
 
 use serde::{Deserialize, Serialize};
 use sim_core::exec::LaunchSetup;
-use sim_core::gpu::presets;
+use sim_core::gpu::GpuConfig;
 use sim_core::timing::{Report, Simulation, TimingError, TimingOptions};
 
 /// Cycles between occupancy samples (the model doubles it to keep at most 1024 samples), small
@@ -27,8 +27,8 @@ pub struct RunRequest {
     pub ptx: String,
     /// The launch setup.
     pub launch: LaunchSetup,
-    /// GPU preset name (`sim_core::gpu::presets`).
-    pub gpu: String,
+    /// The GPU: the occupancy panel's preset with the user's edits (`model::occupancy::gpu_config`).
+    pub gpu: GpuConfig,
     /// Register-file scheme names (`sim_core::timing::regfile::registry`).
     pub schemes: Vec<String>,
 }
@@ -126,8 +126,7 @@ pub fn execute(req: &RunRequest, mut progress: impl FnMut(RunProgress)) -> Resul
         let first = checked.diagnostics.first().map(|d| d.message.clone()).unwrap_or_default();
         RunFailure::new("compile", first)
     })?;
-    let gpu = presets::by_name(&req.gpu)
-        .ok_or_else(|| RunFailure::new("gpu", format!("unknown GPU preset '{}'", req.gpu)))?;
+    let gpu = &req.gpu;
     if req.schemes.is_empty() {
         return Err(RunFailure::new("scheme", "choose at least one register-file scheme"));
     }
@@ -136,7 +135,7 @@ pub fn execute(req: &RunRequest, mut progress: impl FnMut(RunProgress)) -> Resul
     let mut sim = Simulation::from_launch(
         &module,
         &req.launch,
-        &gpu,
+        gpu,
         &schemes,
         TimingOptions { sample_interval_cycles: SAMPLE_INTERVAL_CYCLES, ..TimingOptions::default() },
     )
@@ -176,7 +175,7 @@ mod tests {
         RunRequest {
             ptx: ex.map_or(String::new(), |e| e.source.into()),
             launch,
-            gpu: "turing-rtx2060".into(),
+            gpu: sim_core::gpu::presets::by_name("turing-rtx2060").unwrap_or_else(|| unreachable!()),
             schemes: vec!["baseline".into(), "no-bank-conflicts".into()],
         }
     }
@@ -194,13 +193,30 @@ mod tests {
     }
 
     #[test]
+    fn the_edited_gpu_is_the_one_simulated() {
+        let mut req = vector_add(4);
+        let gpu = crate::model::occupancy::GpuSettings {
+            preset: "turing-rtx2060".into(),
+            sm_count: Some(3),
+            ..Default::default()
+        };
+        req.gpu = crate::model::occupancy::gpu_config(&gpu).unwrap_or_else(|| unreachable!());
+        let json = serde_json::to_string(&req).unwrap_or_default();
+        let back: Result<RunRequest, _> = serde_json::from_str(&json);
+        assert_eq!(back.as_ref().ok(), Some(&req));
+        let reports = execute(&req, |_| {}).unwrap_or_default();
+        assert!(!reports.is_empty());
+        assert!(reports.iter().all(|r| r.sms == 3), "{:?}", reports.first().map(|r| &r.gpu));
+    }
+
+    #[test]
     fn bad_launches_and_choices_fail_with_a_kind() {
         let mut req = vector_add(16);
         req.launch.block = vec![0, 1, 1];
         assert_eq!(execute(&req, |_| {}).map_err(|f| f.kind), Err("invalid_launch".into()));
         let mut req = vector_add(16);
-        req.gpu = "nope".into();
-        assert_eq!(execute(&req, |_| {}).map_err(|f| f.kind), Err("gpu".into()));
+        req.schemes.clear();
+        assert_eq!(execute(&req, |_| {}).map_err(|f| f.kind), Err("scheme".into()));
         let mut req = vector_add(16);
         req.ptx = "garbage".into();
         assert_eq!(execute(&req, |_| {}).map_err(|f| f.kind), Err("compile".into()));

@@ -1,16 +1,17 @@
-//! The user's choices besides the text — selected kernel, GPU preset and edits, launch shape and
-//! register override — and their text form in local storage (one `key=value` per line; unknown
+//! The user's choices besides the text and the launch setup — selected kernel, GPU preset and
+//! edits, register override — and their text form in local storage (one `key=value` per line; unknown
 //! keys and bad values are skipped, so an older or newer page never fails on them).
 //!
 //! ```text
 //! kernel=_Z9imgvfStepPKfS0_Pfiifffff
 //! gpu=fermi-gtx480
-//! threads=320
 //! ptxas_registers=52
-//! dynamic_shared=14560
 //! ```
+//!
+//! Threads per block and dynamic shared memory are not settings: they come from the launch setup
+//! (`lab.rs`, stored under its own key), the one place the page edits them.
 
-use crate::model::occupancy::{GpuSettings, LaunchSettings};
+use crate::model::occupancy::GpuSettings;
 
 /// Everything the page remembers besides the text.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -19,8 +20,10 @@ pub struct Settings {
     pub kernel: Option<String>,
     /// The GPU.
     pub gpu: GpuSettings,
-    /// The launch and overrides.
-    pub launch: LaunchSettings,
+    /// Registers per thread as ptxas reports them ("ptxas says N registers"; `None`: the estimate).
+    pub registers: Option<u32>,
+    /// GCN3: SGPRs per wavefront (`None`: assumed).
+    pub sgprs: Option<u32>,
 }
 
 /// A field of the GPU the user can edit.
@@ -34,13 +37,9 @@ pub enum GpuField {
     Warps,
 }
 
-/// A field of the launch the user can set.
+/// A kernel resource the user can override in the occupancy panel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LaunchField {
-    /// Threads per block.
-    Threads,
-    /// Dynamic shared memory per block in bytes.
-    DynamicShared,
     /// Registers per thread as ptxas reports them.
     Registers,
     /// GCN3: SGPRs per wavefront.
@@ -61,13 +60,11 @@ impl Settings {
         }
     }
 
-    /// Sets one launch field (`None`: back to the kernel's or the default value).
+    /// Sets one override (`None`: back to the kernel's or the default value).
     pub fn set_launch(&mut self, field: LaunchField, value: Option<u64>) {
         match field {
-            LaunchField::Threads => self.launch.threads = narrow(value),
-            LaunchField::DynamicShared => self.launch.dynamic_shared = value,
-            LaunchField::Registers => self.launch.registers = narrow(value),
-            LaunchField::Sgprs => self.launch.sgprs = narrow(value),
+            LaunchField::Registers => self.registers = narrow(value),
+            LaunchField::Sgprs => self.sgprs = narrow(value),
         }
     }
 
@@ -82,10 +79,8 @@ impl Settings {
             ("sm_count", self.gpu.sm_count.map(u64::from)),
             ("gpu_registers", self.gpu.registers.map(u64::from)),
             ("gpu_warps", self.gpu.warps.map(u64::from)),
-            ("threads", self.launch.threads.map(u64::from)),
-            ("dynamic_shared", self.launch.dynamic_shared),
-            ("ptxas_registers", self.launch.registers.map(u64::from)),
-            ("sgprs", self.launch.sgprs.map(u64::from)),
+            ("ptxas_registers", self.registers.map(u64::from)),
+            ("sgprs", self.sgprs.map(u64::from)),
         ];
         lines.extend(numbers.iter().filter_map(|(key, v)| v.map(|v| format!("{key}={v}"))));
         lines.join("\n")
@@ -102,8 +97,6 @@ impl Settings {
                 "sm_count" => s.set_gpu(GpuField::SmCount, narrow(number)),
                 "gpu_registers" => s.set_gpu(GpuField::Registers, narrow(number)),
                 "gpu_warps" => s.set_gpu(GpuField::Warps, narrow(number)),
-                "threads" => s.set_launch(LaunchField::Threads, number),
-                "dynamic_shared" => s.set_launch(LaunchField::DynamicShared, number),
                 "ptxas_registers" => s.set_launch(LaunchField::Registers, number),
                 "sgprs" => s.set_launch(LaunchField::Sgprs, number),
                 _ => {}

@@ -5,7 +5,13 @@
 //! Edit(text) → source = text, revision += 1, analysis recomputed now (small text) or later (large)
 //!              → kernel view (listing, register estimate; large kernels after a pause) → occupancy
 //! SelectGpu / EditLaunch / … → settings changed → occupancy view (kernel view if the target changed)
+//! SelectKernel(k) → settings.kernel = k → kernel view, and the launch setup starts over for k
+//!                   (a single-launch setup of another kernel) → occupancy view
+//! Lab(edit)       → launch setup changed → occupancy view (block x·y·z, dynamic shared memory)
 //! ```
+//!
+//! One source of truth each: the GPU is `settings.gpu` (occupancy panel and timing runs), the launch
+//! shape is the lab's setup, the kernel is `settings.kernel` (listing, occupancy, launch proposal).
 
 use std::rc::Rc;
 
@@ -14,7 +20,7 @@ use yew::{AttrValue, Reducible, UseReducerHandle};
 use crate::examples;
 use crate::lab::{LabAction, LabState};
 use crate::model::kernel::{cheap_to_analyse, kernel_view, KernelStatus, KernelView};
-use crate::model::occupancy::{gpu_config, gpu_sm, occupancy_view, GpuSettings, OccupancyView};
+use crate::model::occupancy::{gpu_config, gpu_sm, occupancy_view, GpuSettings, LaunchSettings, OccupancyView};
 use crate::model::{self, Analysis};
 use crate::settings::{GpuField, LaunchField, Settings};
 
@@ -145,7 +151,23 @@ impl AppState {
 
     /// The state with `lab` as its lab part (a launch restored from storage).
     pub fn with_lab(self, lab: LabState) -> Self {
-        AppState { lab: Rc::new(lab), ..self }
+        AppState { lab: Rc::new(lab), ..self }.refresh_occupancy()
+    }
+
+    /// The occupancy calculator's launch input: the launch setup's shape for the selected kernel
+    /// and the user's overrides, and why the setup's shape is not used when it is not.
+    pub fn occupancy_launch(&self) -> (LaunchSettings, Option<String>) {
+        let overrides = LaunchSettings {
+            registers: self.settings.registers,
+            sgprs: self.settings.sgprs,
+            ..LaunchSettings::default()
+        };
+        match self.lab.shape_for(self.kernel.kernel.as_deref()) {
+            Ok((threads, smem)) => {
+                (LaunchSettings { threads: Some(threads), dynamic_shared: Some(smem), ..overrides }, None)
+            }
+            Err(why) => (overrides, Some(why)),
+        }
     }
 
     /// True while `analysis` lags behind `source`.
@@ -192,7 +214,9 @@ impl AppState {
 
     /// Recomputes the occupancy from the kernel view and the settings.
     fn refresh_occupancy(self) -> Self {
-        let occupancy = Rc::new(occupancy_view(&self.kernel, &self.settings.gpu, &self.settings.launch));
+        let (launch, launch_note) = self.occupancy_launch();
+        let view = occupancy_view(&self.kernel, &self.settings.gpu, &launch);
+        let occupancy = Rc::new(OccupancyView { launch_note, ..view });
         AppState { occupancy, ..self }
     }
 
@@ -206,6 +230,30 @@ impl AppState {
         let reanalyse = settings.kernel != self.settings.kernel || gpu_sm(&settings.gpu) != gpu_sm(&self.settings.gpu);
         let next = AppState { settings, ..self.clone() };
         Some(if reanalyse { next.refresh_kernel() } else { next.refresh_occupancy() })
+    }
+
+    /// Makes the selected kernel and a single-launch setup's kernel the same one: a kernel the
+    /// user picked (and the text still has) wins; otherwise the setup's (an example's shipped
+    /// launch) becomes the selection.
+    fn sync_kernel(self) -> Self {
+        let Some(launched) = self.lab.kernel().map(str::to_owned) else { return self };
+        let shown = self.kernel.kernel.clone();
+        if !self.lab.single_launch() || shown.as_deref() == Some(launched.as_str()) {
+            return self;
+        }
+        let picked = self.settings.kernel.clone().filter(|k| self.lab.kernels.contains(k));
+        match picked {
+            Some(k) => {
+                let lab = Rc::new(self.lab.reduce(LabAction::SelectKernel(k), &self.source));
+                AppState { lab, ..self }
+            }
+            None if self.kernel.entries.contains(&launched) => {
+                let mut settings = self.settings.clone();
+                settings.kernel = Some(launched);
+                AppState { settings, ..self }.refresh_kernel()
+            }
+            None => self,
+        }
     }
 }
 
@@ -246,7 +294,15 @@ impl Reducible for AppState {
             }
             Action::Storage(status) if status == self.storage => self,
             Action::Storage(status) => Rc::new(AppState { storage: status, ..(*self).clone() }),
-            Action::SelectKernel(name) => self.settings_action(|s| s.kernel = Some(name)),
+            Action::SelectKernel(name) => {
+                let changed = self.settings_action(|s| s.kernel = Some(name.clone()));
+                let lab = &changed.lab;
+                if !lab.single_launch() || lab.kernel() == Some(name.as_str()) || !lab.kernels.contains(&name) {
+                    return changed;
+                }
+                let lab = Rc::new(lab.reduce(LabAction::SelectKernel(name), &changed.source));
+                Rc::new(AppState { lab, ..(*changed).clone() }.refresh_occupancy())
+            }
             Action::SelectGpu(preset) => {
                 let gpu = GpuSettings { preset, ..GpuSettings::default() };
                 if gpu.preset == self.settings.gpu.preset || gpu_config(&gpu).is_none() {
@@ -257,11 +313,14 @@ impl Reducible for AppState {
             Action::EditGpu(field, value) => self.settings_action(|s| s.set_gpu(field, value)),
             Action::EditLaunch(field, value) => self.settings_action(|s| s.set_launch(field, value)),
             Action::Lab(action) => {
+                let kernels_changed = matches!(action, LabAction::Kernels { .. });
                 let lab = self.lab.reduce(action, &self.source);
                 if lab == *self.lab {
                     return self;
                 }
-                Rc::new(AppState { lab: Rc::new(lab), ..(*self).clone() })
+                let next = AppState { lab: Rc::new(lab), ..(*self).clone() };
+                let next = if kernels_changed { next.sync_kernel() } else { next };
+                Rc::new(next.refresh_occupancy())
             }
         }
     }

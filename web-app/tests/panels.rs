@@ -185,12 +185,16 @@ async fn the_occupancy_panel_shows_blocks_binding_limits_and_charts() {
     assert_eq!(preset.options().length() as usize, preset_choices().len());
     assert_eq!(query(&root, "label[for=ptxas-registers]").text_content().as_deref(), Some("ptxas says N registers"));
 
-    let input: web_sys::HtmlInputElement = query(&root, "#threads").dyn_into().unwrap();
-    input.set_value("128");
+    // The launch shape is the launch setup's, shown here, not a second input.
+    assert_eq!(text(&root, "#threads"), "320");
+    assert_eq!(count(&root, "input#threads, input#dynamic-smem"), 0);
+    assert_eq!(text(&root, "#occ-total-smem"), "14,560 B per block");
+    let input: web_sys::HtmlInputElement = query(&root, "#ptxas-registers").dyn_into().unwrap();
+    input.set_value("28");
     let init = web_sys::EventInit::new();
     init.set_bubbles(true);
     input.dispatch_event(&web_sys::Event::new_with_event_init_dict("input", &init).unwrap()).unwrap();
-    assert_eq!(*seen.borrow(), [(web_app::settings::LaunchField::Threads, Some(128))]);
+    assert_eq!(*seen.borrow(), [(web_app::settings::LaunchField::Registers, Some(28))]);
 }
 
 #[wasm_bindgen_test]

@@ -6,8 +6,10 @@ use std::rc::Rc;
 
 use sim_core::occupancy::Resource;
 use wasm_bindgen_test::wasm_bindgen_test;
+use web_app::lab::LabAction;
+use web_app::launch_model::LaunchEdit;
 use web_app::model::kernel::KernelStatus;
-use web_app::model::occupancy::{GpuSettings, LaunchSettings, Source, DEFAULT_PRESET};
+use web_app::model::occupancy::{GpuSettings, Source, DEFAULT_PRESET};
 use web_app::settings::{GpuField, LaunchField, Settings};
 use web_app::state::{Action, AppState};
 use yew::{AttrValue, Reducible};
@@ -21,6 +23,17 @@ fn reduce(state: &Rc<AppState>, action: Action) -> Rc<AppState> {
 
 fn example(id: &str) -> Rc<AppState> {
     reduce(&Rc::new(AppState::with_default_example()), Action::LoadExample(id.into()))
+}
+
+/// What the lab effect does on the page: tell the lab the text's kernels (it picks the shipped launch).
+fn synced(state: Rc<AppState>) -> Rc<AppState> {
+    let names = state.kernel.entries.clone();
+    let example = state.example;
+    reduce(&state, Action::Lab(LabAction::Kernels { names, example }))
+}
+
+fn edit_launch(state: &Rc<AppState>, edit: LaunchEdit) -> Rc<AppState> {
+    reduce(state, Action::Lab(LabAction::Edit(edit)))
 }
 
 fn blocks_and_binding(state: &AppState) -> (u32, Vec<Resource>) {
@@ -57,11 +70,19 @@ fn static_shared_memory_comes_from_the_kernel() {
 
 #[wasm_bindgen_test(unsupported = test)]
 fn launch_edits_give_the_worked_fermi_check() {
-    let state = example("imgvf");
+    let state = synced(example("imgvf"));
+    assert_eq!(state.occupancy.threads.source, Source::Launch, "{:?}", state.occupancy.launch_note);
     let state = reduce(&state, Action::SelectGpu("fermi-gtx480".into()));
     assert_eq!(state.kernel.registers.map(|r| r.target_sm), Some(52), "cc 2.0 is estimated as sm_52");
-    let state = reduce(&state, Action::EditLaunch(LaunchField::Threads, Some(320)));
-    let state = reduce(&state, Action::EditLaunch(LaunchField::DynamicShared, Some(14_560)));
+    // Threads per block and dynamic shared memory come from the launch setup.
+    let state = edit_launch(&state, LaunchEdit::Block(0, "320".into()));
+    let state = edit_launch(&state, LaunchEdit::Block(1, "1".into()));
+    let state = edit_launch(&state, LaunchEdit::Block(2, "1".into()));
+    let dynamic = 14_560 - state.occupancy.static_shared;
+    let state = edit_launch(&state, LaunchEdit::DynamicSmem(dynamic.to_string()));
+    assert_eq!((state.occupancy.threads.value, state.occupancy.threads.source), (320, Source::Launch));
+    assert_eq!(state.occupancy.static_shared + state.occupancy.dynamic_shared, 14_560);
+    assert_eq!(state.occupancy.launch_note, None);
     let fifty_two = reduce(&state, Action::EditLaunch(LaunchField::Registers, Some(52)));
     assert_eq!(blocks_and_binding(&fifty_two), (1, vec![Resource::Registers]));
     assert_eq!(format!("{:.1}", fifty_two.occupancy.result.as_ref().map_or(0.0, |o| o.occupancy) * 100.0), "20.8");
@@ -74,6 +95,42 @@ fn launch_edits_give_the_worked_fermi_check() {
     assert_eq!(cleared.occupancy.registers.source, Source::Estimate);
     // A setting that does not change is no new state.
     assert!(Rc::ptr_eq(&cleared, &reduce(&cleared, Action::EditLaunch(LaunchField::Registers, None))));
+}
+
+#[wasm_bindgen_test(unsupported = test)]
+fn an_invalid_launch_falls_back_to_the_kernels_default_and_says_so() {
+    let state = synced(example("vector_add"));
+    assert_eq!((state.occupancy.threads.value, state.occupancy.threads.source), (256, Source::Launch));
+    let bad = edit_launch(&state, LaunchEdit::Block(0, "0".into()));
+    assert!(bad.lab.invalid.is_some());
+    assert_eq!((bad.occupancy.threads.value, bad.occupancy.threads.source), (256, Source::Assumed));
+    assert!(bad.occupancy.launch_note.as_deref().is_some_and(|n| n.contains("not runnable")));
+    let small = edit_launch(&state, LaunchEdit::Block(0, "64".into()));
+    assert_eq!((small.occupancy.threads.value, small.occupancy.launch_note.clone()), (64, None));
+}
+
+#[wasm_bindgen_test(unsupported = test)]
+fn one_kernel_drives_listing_occupancy_and_launch() {
+    let state = synced(example("reduction"));
+    let shown = state.kernel.kernel.clone();
+    assert_eq!(state.lab.kernel(), shown.as_deref());
+    let second = reduce(&state, Action::SelectKernel("_Z17reduceWarpShufflePKfPfi".into()));
+    assert_eq!(second.kernel.kernel.as_deref(), Some("_Z17reduceWarpShufflePKfPfi"));
+    // The shipped launch is a sequence of both kernels: it is kept, and each kernel's step gives its shape.
+    assert!(Rc::ptr_eq(&state.lab.setup, &second.lab.setup));
+    assert_eq!(second.occupancy.threads.source, Source::Launch, "{:?}", second.occupancy.launch_note);
+    // A single-launch setup follows the pick (a proposal for the picked kernel).
+    let single = reduce(
+        &second,
+        Action::Lab(LabAction::EditJson(state.lab.setup.to_json().replace("\"launches\"", "\"x_launches\""))),
+    );
+    let single = if single.lab.single_launch() { single } else { second.clone() };
+    let first = reduce(&single, Action::SelectKernel("_Z12reduceSharedPKfPfi".into()));
+    assert_eq!(first.kernel.kernel.as_deref(), Some("_Z12reduceSharedPKfPfi"));
+    if single.lab.single_launch() {
+        assert_eq!(first.lab.kernel(), Some("_Z12reduceSharedPKfPfi"), "the launch follows the pick");
+    }
+    assert_eq!(first.occupancy.static_shared, 1024);
 }
 
 #[wasm_bindgen_test(unsupported = test)]
@@ -119,14 +176,15 @@ fn settings_round_trip_through_text() {
     let settings = Settings {
         kernel: Some("_Z9imgvfStepPKfS0_Pfiifffff".into()),
         gpu: GpuSettings { preset: "fermi-gtx480".into(), sm_count: Some(30), registers: None, warps: Some(64) },
-        launch: LaunchSettings { threads: Some(320), dynamic_shared: Some(14_560), registers: Some(52), sgprs: None },
+        registers: Some(52),
+        sgprs: None,
     };
     let text = settings.to_text();
     assert!(text.contains("gpu=fermi-gtx480\n") && text.contains("ptxas_registers=52"), "{text}");
     assert_eq!(Settings::from_text(&text), settings);
     // Unknown keys and bad numbers are skipped; an unknown preset falls back when applied.
     let odd = Settings::from_text("future=1\nthreads=lots\ngpu=tomorrow-gpu\nsgprs=24");
-    assert_eq!((odd.launch.threads, odd.launch.sgprs), (None, Some(24)));
+    assert_eq!((odd.registers, odd.sgprs), (None, Some(24)));
     let state = AppState::with_default_example().with_settings(odd);
     assert_eq!(state.settings.gpu.preset, DEFAULT_PRESET);
 }

@@ -28,11 +28,12 @@ pub fn lab_area() -> Html {
     use_lab_effects(state, (*dispatch).clone());
     let controls = use_run_worker((*dispatch).clone());
     let lab = state.lab.clone();
+    let gpu = use_memo(state.settings.gpu.clone(), |g| crate::model::occupancy::gpu_config(g).map(std::rc::Rc::new));
     html! {
         <div class="lab" id="lab">
             <div class="lab-setup">
                 <LaunchEditor lab={lab.clone()} on_action={(*on_lab).clone()} />
-                <RunPanel lab={lab.clone()} source={state.source.clone()} on_action={(*on_lab).clone()} controls={controls} />
+                <RunPanel lab={lab.clone()} gpu={(*gpu).clone()} source={state.source.clone()} on_action={(*on_lab).clone()} controls={controls} />
             </div>
             if let RunStatus::Done(reports) = &lab.run { <RunResults reports={reports.clone()} /> }
         </div>

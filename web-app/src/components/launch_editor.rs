@@ -34,18 +34,6 @@ pub fn launch_editor(props: &LaunchEditorProps) -> Html {
     let json_open = lab.json.is_some();
     let toggle = on.reform(move |_: MouseEvent| LabAction::ShowJson(!json_open));
     let reset = on.reform(|_: MouseEvent| LabAction::Reset);
-    let kernel_picker = (lab.kernels.len() > 1).then(|| {
-        let onchange =
-            on.reform(|e: Event| LabAction::SelectKernel(e.target_unchecked_into::<HtmlSelectElement>().value()));
-        let current = lab.kernel().unwrap_or_default().to_owned();
-        html! {
-            <label class="launch-kernel">{ "Kernel " }
-                <select id="launch-kernel" onchange={onchange}>
-                    { for lab.kernels.iter().map(|k| html! { <option value={k.clone()} selected={*k == current}>{ k.clone() }</option> }) }
-                </select>
-            </label>
-        }
-    });
     let body = match &lab.json {
         Some(text) => {
             let oninput = on
@@ -63,8 +51,8 @@ pub fn launch_editor(props: &LaunchEditorProps) -> Html {
                 <button type="button" onclick={reset} title="Back to the shipped or proposed setup">{ "Reset" }</button>
                 <button type="button" id="launch-json-toggle" aria-pressed={json_open.to_string()} onclick={toggle}>{ "JSON" }</button>
             </div>
-            { kernel_picker }
-            if let Some(k) = lab.kernel() { <p class="launch-kernel-name">{ "Kernel: " }<code>{ k.to_owned() }</code></p> }
+            if let Some(k) = lab.kernel() { <p class="launch-kernel-name">{ "Kernel: " }<code>{ k.to_owned() }</code>
+                <span class="note">{ " (picked above the editor; block size and dynamic shared memory feed the occupancy panel)" }</span></p> }
             { body }
             if let Some(e) = &lab.edit_error { <p class="field-error" id="launch-edit-error" role="alert">{ e.clone() }</p> }
             if let Some(e) = &lab.invalid { <p class="launch-invalid" id="launch-invalid" role="alert">{ format!("Not runnable: {e}") }</p> }

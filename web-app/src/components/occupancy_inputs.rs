@@ -1,11 +1,12 @@
-//! The occupancy panel's inputs: GPU preset picker and a few editable fields (SMs, registers per
-//! SM, max warps per SM), the launch (threads per block, dynamic shared memory) and the register
-//! count ("ptxas says N registers", defaulting to the analyses' estimate). Empty fields mean "the
+//! The occupancy panel's inputs: GPU preset picker (the page's only one: timing runs use it too) and
+//! a few editable fields (SMs, registers per SM, max warps per SM), the launch shape as the launch
+//! setup has it (threads per block = block x·y·z, dynamic shared memory; edited there, shown here)
+//! and the register count ("ptxas says N registers", defaulting to the analyses' estimate). Empty fields mean "the
 //! default", shown as the placeholder; every field is a labelled native control.
 //!
 //! ```text
 //! GPU [fermi-gtx480 (cc 2.0) ▾]  SMs [15]  Registers per SM [32768]  Max warps per SM [48]
-//! Threads per block [320]  ptxas says N registers [52]  Dynamic shared memory (bytes) [14560]
+//! Threads per block 320 (launch setup)  ptxas says N registers [52]  Dynamic shared memory 14,560 B
 //! ```
 
 use web_sys::{HtmlInputElement, HtmlSelectElement};
@@ -104,6 +105,7 @@ pub fn gpu_inputs(view: &OccupancyView, gpu: &GpuSettings, presets: &[PresetChoi
 fn source_text(source: Source) -> &'static str {
     match source {
         Source::User => "yours",
+        Source::Launch => "from the launch setup",
         Source::Reqntid => "from .reqntid",
         Source::Maxntid => "from .maxntid",
         Source::Estimate => "the analyses' estimate",
@@ -115,17 +117,25 @@ fn source_text(source: Source) -> &'static str {
 pub fn launch_inputs(view: &OccupancyView, launch: &LaunchSettings, estimate: Html, cb: &InputCallbacks) -> Html {
     let gcn3 = view.gpu.as_ref().is_some_and(|g| g.gcn3);
     let field = |which: LaunchField| cb.on_launch.reform(move |v: Option<u64>| (which, v));
-    let threads_hint = html! { { format!("default {} ({})", view.threads.value, source_text(view.threads.source)) } };
-    let threads_hint = if launch.threads.is_some() {
-        html! { { "clear for the kernel's default" } }
-    } else {
-        threads_hint
+    let threads_hint = match &view.launch_note {
+        Some(why) if launch.threads.is_none() => {
+            format!("{} ({}): {why}", view.threads.value, source_text(view.threads.source))
+        }
+        _ => "block x·y·z of the launch setup; edit it there".to_owned(),
     };
+    let smem_hint = match &view.launch_note {
+        Some(_) if launch.dynamic_shared.is_none() => "0 assumed: the launch setup is not used".to_owned(),
+        _ => "the launch setup's".to_owned(),
+    };
+    let total = view.static_shared.saturating_add(view.dynamic_shared);
     html! {
         <fieldset class="occ-fieldset">
             <legend>{ "Launch and kernel" }</legend>
-            { number_field("threads", if gcn3 { "Work-items per workgroup".into() } else { "Threads per block".into() },
-                launch.threads.map(u64::from), view.threads.value.to_string(), threads_hint, field(LaunchField::Threads)) }
+            <div class="field">
+                <span class="label">{ if gcn3 { "Work-items per workgroup" } else { "Threads per block" } }</span>
+                <output id="threads" class="value" aria-describedby="threads-hint">{ view.threads.value }</output>
+                <span class="field-hint" id="threads-hint"><a href="#block-0">{ threads_hint }</a></span>
+            </div>
             { number_field("ptxas-registers", if gcn3 { "VGPRs per work-item".into() } else { "ptxas says N registers".into() }, launch.registers.map(u64::from),
                 view.registers.value.to_string(), estimate, field(LaunchField::Registers)) }
             <div class="field">
@@ -133,8 +143,15 @@ pub fn launch_inputs(view: &OccupancyView, launch: &LaunchSettings, estimate: Ht
                 <output id="static-smem" class="value">{ format!("{} B", format_bytes_exact(view.static_shared)) }</output>
                 <span class="field-hint">{ "the kernel's .shared variables" }</span>
             </div>
-            { number_field("dynamic-smem", "Dynamic shared memory (bytes)".into(), launch.dynamic_shared,
-                "0".into(), html! { { format!("total {} B per block", format_bytes_exact(view.static_shared.saturating_add(view.dynamic_shared))) } }, field(LaunchField::DynamicShared)) }
+            <div class="field">
+                <span class="label">{ "Dynamic shared memory" }</span>
+                <output id="occ-dynamic-smem" class="value">{ format!("{} B", format_bytes_exact(view.dynamic_shared)) }</output>
+                <span class="field-hint" id="occ-dynamic-smem-hint"><a href="#dynamic-smem">{ smem_hint }</a></span>
+            </div>
+            <div class="field">
+                <span class="label">{ "Total shared memory" }</span>
+                <output id="occ-total-smem" class="value">{ format!("{} B per block", format_bytes_exact(total)) }</output>
+            </div>
             if let Some(sgprs) = view.sgprs {
                 { number_field("sgprs", "SGPRs per wavefront".into(), launch.sgprs.map(u64::from),
                     sgprs.value.to_string(), html! { { if launch.sgprs.is_some() { "yours" } else { "assumed: the analyses do not estimate SGPRs" } } }, field(LaunchField::Sgprs)) }

@@ -1,11 +1,12 @@
-//! The run panel: GPU preset, register-file schemes to compare, Run and Cancel, the progress bar,
+//! The run panel: the GPU (the occupancy panel's, shown here, not chosen here), register-file schemes to compare, Run and Cancel, the progress bar,
 //! and the run's error or cancellation. View code only; the run itself is in the worker.
 
 use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::components::GpuSelect;
+use sim_core::gpu::GpuConfig;
+
 use crate::lab::{LabAction, LabState, RunStatus};
 use crate::run_job::RunRequest;
 use crate::worker_client::RunControls;
@@ -17,6 +18,8 @@ pub struct RunPanelProps {
     pub lab: Rc<LabState>,
     /// The PTX text to run.
     pub source: AttrValue,
+    /// The GPU of the occupancy panel, with its edits (`None`: unknown preset).
+    pub gpu: Option<Rc<GpuConfig>>,
     /// Receives setting changes.
     pub on_action: Callback<LabAction>,
     /// Starts and cancels runs.
@@ -29,18 +32,25 @@ pub fn run_panel(props: &RunPanelProps) -> Html {
     let lab = &props.lab;
     let on = &props.on_action;
     let running = lab.running();
-    let blocked = lab.schemes.is_empty() || lab.invalid.is_some();
+    let blocked = lab.schemes.is_empty() || lab.invalid.is_some() || props.gpu.is_none();
     let run = {
-        let (lab, source, start) = (lab.clone(), props.source.clone(), props.controls.start.clone());
+        let (lab, source, start, gpu) =
+            (lab.clone(), props.source.clone(), props.controls.start.clone(), props.gpu.clone());
         Callback::from(move |_: MouseEvent| {
-            start.emit(RunRequest {
-                ptx: source.to_string(),
-                launch: (*lab.setup).clone(),
-                gpu: lab.gpu.clone(),
-                schemes: lab.schemes.clone(),
-            });
+            if let Some(gpu) = &gpu {
+                start.emit(RunRequest {
+                    ptx: source.to_string(),
+                    launch: (*lab.setup).clone(),
+                    gpu: (**gpu).clone(),
+                    schemes: lab.schemes.clone(),
+                });
+            }
         })
     };
+    let gpu_text = props
+        .gpu
+        .as_ref()
+        .map_or_else(|| "unknown GPU".to_owned(), |g| format!("{} · {} SMs", g.name, g.core.sm_count));
     let cancel = props.controls.cancel.reform(|_: MouseEvent| ());
     let schemes = sim_core::timing::regfile::registry::SCHEMES.iter().map(|s| {
         let name = s.name;
@@ -56,7 +66,8 @@ pub fn run_panel(props: &RunPanelProps) -> Html {
         <section class="run-panel" aria-labelledby="run-heading">
             <div class="lab-head"><h2 id="run-heading">{ "Timing run" }</h2></div>
             <div class="run-controls">
-                <GpuSelect value={lab.gpu.clone()} on_change={on.reform(LabAction::Gpu)} />
+                <p class="run-gpu" id="run-gpu">{ "GPU: " }<strong>{ gpu_text }</strong>
+                    <a href="#gpu-preset" class="run-gpu-link">{ " (change it in the occupancy panel)" }</a></p>
                 <fieldset class="schemes" id="run-schemes"><legend>{ "Register-file schemes" }</legend>{ for schemes }</fieldset>
                 <button type="button" id="run-button" class="primary" onclick={run} disabled={running || blocked}
                         title={if blocked { "Fix the launch setup and choose a scheme first" } else { "Run the timing model in a Web Worker" }}>{ "Run" }</button>

@@ -43,12 +43,13 @@ impl Default for GpuSettings {
     }
 }
 
-/// The launch and the user's overrides (`None`: what the kernel or the default says).
+/// The calculator's launch input: the shape from the launch setup and the user's overrides
+/// (`None`: what the kernel or the default says).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LaunchSettings {
-    /// Threads per block.
+    /// Threads per block (the launch setup's block x·y·z).
     pub threads: Option<u32>,
-    /// Dynamic shared memory per block in bytes.
+    /// Dynamic shared memory per block in bytes (the launch setup's).
     pub dynamic_shared: Option<u64>,
     /// Registers per thread as ptxas reports them ("ptxas says N registers").
     pub registers: Option<u32>,
@@ -90,6 +91,8 @@ fn family(gpu: &GpuConfig) -> String {
 pub enum Source {
     /// Typed by the user.
     User,
+    /// The launch setup (block size, dynamic shared memory).
+    Launch,
     /// The kernel's `.reqntid`.
     Reqntid,
     /// The kernel's `.maxntid`.
@@ -143,6 +146,8 @@ pub struct OccupancyView {
     pub static_shared: u64,
     /// Dynamic shared memory per block in bytes (from the launch).
     pub dynamic_shared: u64,
+    /// Why the launch setup's shape is not used (invalid, or it does not launch this kernel).
+    pub launch_note: Option<String>,
     /// The calculator's answer, or why it refused the input.
     pub result: Result<Occupancy, String>,
     /// The three curves (when the input was accepted).
@@ -211,10 +216,10 @@ fn resources(gpu: &GpuConfig) -> (u32, u32) {
     }
 }
 
-/// Threads per block: the user's, else the kernel's directive, else the default.
+/// Threads per block: the launch setup's, else the kernel's directive, else the default.
 fn threads(kernel: &KernelView, launch: &LaunchSettings) -> Sourced<u32> {
     match (launch.threads, kernel.block_hint) {
-        (Some(value), _) => Sourced { value, source: Source::User },
+        (Some(value), _) => Sourced { value, source: Source::Launch },
         (None, Some((value, BlockSizeSource::Reqntid))) => Sourced { value, source: Source::Reqntid },
         (None, Some((value, BlockSizeSource::Maxntid))) => Sourced { value, source: Source::Maxntid },
         (None, None) => Sourced { value: DEFAULT_THREADS, source: Source::Assumed },
@@ -260,6 +265,7 @@ pub fn occupancy_view(kernel: &KernelView, gpu: &GpuSettings, launch: &LaunchSet
         sgprs,
         static_shared,
         dynamic_shared,
+        launch_note: None,
         result,
         curves: charts,
     }

@@ -44,6 +44,19 @@ pub enum StallCause {
 }
 
 impl StallCause {
+    /// Every cause, by ascending rank.
+    pub const BY_RANK: [StallCause; 9] = [
+        StallCause::Idle,
+        StallCause::NoEligibleWarp,
+        StallCause::Barrier,
+        StallCause::Memory,
+        StallCause::Scoreboard,
+        StallCause::Structural,
+        StallCause::OperandCollection,
+        StallCause::SchemeSpecific,
+        StallCause::Issued,
+    ];
+
     /// Closeness to issuing: the cycle's cause is the highest over the scheduler's warps.
     pub fn rank(self) -> u8 {
         match self {

@@ -105,7 +105,7 @@ impl TagArray {
         self.stamp += 1;
         let new = Line { tag: line, last_use: self.stamp, ready, dirty };
         let key = self.set_of(line) as usize;
-        let Some(set) = self.lines.get_mut(key) else { return None };
+        let set = self.lines.get_mut(key)?;
         if set.len() < self.ways {
             set.push(new);
             return None;

@@ -267,3 +267,6 @@ impl Simulation {
         self.feed.window_len()
     }
 }
+
+#[cfg(test)]
+mod tests;

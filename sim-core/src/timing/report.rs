@@ -146,7 +146,7 @@ impl StallBreakdown {
 pub struct Ipc {
     /// Warp-instructions issued per core cycle.
     pub warp_instructions_per_cycle: f64,
-    /// Thread-instructions (active lanes) per core cycle — GPGPU-Sim's "IPC".
+    /// Thread-instructions (lanes whose guard held) per core cycle — GPGPU-Sim's "IPC".
     pub thread_instructions_per_cycle: f64,
 }
 
@@ -248,7 +248,8 @@ pub struct Report {
     pub cycles: u64,
     /// Warp-instructions issued.
     pub warp_instructions: u64,
-    /// Thread-instructions issued (active lanes).
+    /// Thread-instructions issued: lanes whose guard held, as the executor and GPGPU-Sim's
+    /// `gpu_sim_insn` count them.
     pub thread_instructions: u64,
     /// Instructions per cycle.
     pub ipc: Ipc,

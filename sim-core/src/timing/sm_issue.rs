@@ -178,7 +178,7 @@ impl Sm {
             None => {}
         }
         if let Control::Barrier { .. } | Control::Exit = s.control {
-            self.issue_control(w, now, s.control, inst.active);
+            self.issue_control(w, now, s.control, inst.executed);
             return Ok(s.unit);
         }
         let free = self.units.free_at(s.unit, group);
@@ -225,7 +225,7 @@ impl Sm {
             warp.ib.issued(now, s.control == Control::Branch);
         }
         self.load_next(w);
-        self.count_issue(inst.active);
+        self.count_issue(inst.executed);
         Ok(s.unit)
     }
 
@@ -261,13 +261,14 @@ impl Sm {
         !self.dual_issue || prev != next
     }
 
-    fn count_issue(&mut self, active: u32) {
+    /// Counts an issued warp-instruction and its `lanes` (those whose guard held).
+    fn count_issue(&mut self, lanes: u32) {
         self.stats.warp_instructions += 1;
-        self.stats.thread_instructions += u64::from(active.count_ones());
+        self.stats.thread_instructions += u64::from(lanes.count_ones());
     }
 
     /// Issues a barrier or exit: no operands, no unit.
-    fn issue_control(&mut self, w: usize, now: u64, control: Control, active: u32) {
+    fn issue_control(&mut self, w: usize, now: u64, control: Control, executed: u32) {
         let Some(warp) = self.warps.get_mut(w) else { return };
         warp.pc += 1;
         warp.ib.issued(now, false);
@@ -280,7 +281,7 @@ impl Sm {
                 c.waiting += 1;
             }
         }
-        self.count_issue(active);
+        self.count_issue(executed);
         self.finish_if_done(w, now);
         self.try_release_barrier(cta, now);
     }

@@ -43,9 +43,10 @@ pub enum MemSpace {
 pub struct DynInst {
     /// Static instruction id: an index into [`super::program::Program`].
     pub sid: u32,
-    /// Lanes active in the SIMT stack (thread-instructions count these).
+    /// Lanes active in the SIMT stack.
     pub active: u32,
-    /// Active lanes whose guard predicate held (0: the instruction had no effect).
+    /// Active lanes whose guard predicate held (0: the instruction had no effect); thread-
+    /// instructions count these.
     pub executed: u32,
     /// First address of this instruction in [`WarpStream::addresses`].
     pub addr_start: u32,

@@ -1,5 +1,5 @@
-//! The bundled example kernels (copies of `static/examples/*.ptx` in `tests/cases/exec/examples`)
-//! against plain Rust reference computations, bit for bit. Each reference follows the PTX's
+//! The bundled example kernels (`static/examples/*.ptx`) against plain Rust reference
+//! computations, bit for bit. Each reference follows the PTX's
 //! own operation order (its `fma`s, its reduction tree, its atomics in the executor's defined
 //! order), with `ex2.approx` defined as the executor defines it (`libm::exp2` in `f64`, rounded).
 
@@ -9,7 +9,7 @@ use sim_core::exec::launch::buffer_bytes;
 use sim_core::exec::{run, BufferSpec, ElemType, Init, LaunchSetup, ParamSpec, ScalarSpec, ScalarValue, Value};
 
 fn module(name: &str) -> sim_core::ir::Module {
-    let path = reglab_tests::filetest::cases_dir("exec").join("examples").join(format!("{name}.ptx"));
+    let path = reglab_tests::repo_root().join("static").join("examples").join(format!("{name}.ptx"));
     let src = std::fs::read_to_string(&path).unwrap_or_default();
     let m = sim_core::ptx::compile(&src);
     assert!(m.is_ok(), "{}: {:?}", path.display(), m.as_ref().err());
@@ -346,4 +346,72 @@ fn reduction_two_kernels() {
     let out = outputs(&m, &s);
     assert_eq!(out[&1], bits(&per_block));
     assert_eq!(out[&3], bits(&[sum]));
+}
+
+/// The fingerprint `sim-core/tests/wasm_exec_bench.rs` checks in the browser: FNV-1a over the
+/// outputs and counts of a 128 x 128 matmul. Equal natively and in WebAssembly: determinism.
+#[test]
+fn matmul_fingerprint_matches_the_browser_test() {
+    let m = module("matmul_tiled");
+    let setup = LaunchSetup::from_json(
+        r#"{"kernel": "_Z11matmulTiledPKfS0_Pfi", "grid": [8, 8], "block": [16, 16],
+  "params": [{"buffer": {"type": "f32", "len": 16384, "init": "random:1"}},
+             {"buffer": {"type": "f32", "len": 16384, "init": "random:2"}},
+             {"buffer": {"type": "f32", "len": 16384}}, {"scalar": {"type": "s32", "value": 128}}],
+  "outputs": [2]}"#,
+    );
+    assert!(setup.is_ok());
+    let Ok(setup) = setup else { return };
+    let r = run(&m, &setup);
+    assert!(r.is_ok());
+    let Ok(r) = r else { return };
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut mix = |v: u64| {
+        for b in v.to_le_bytes() {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    };
+    for v in r.outputs.values().flatten() {
+        mix(v.to_bits(ElemType::F32).unwrap_or(0));
+    }
+    mix(r.warp_instructions);
+    mix(r.thread_instructions);
+    assert_eq!(h, MATMUL_FINGERPRINT, "{h:#x}");
+}
+
+const MATMUL_FINGERPRINT: u64 = 0xc47d_f044_8e78_8d40;
+
+/// The launch setups proposed for the bundled examples (`tests/cases/exec/examples/*.launch.json`,
+/// the sizes each example suggests, used by `reglab bench`) fit their kernels.
+#[test]
+fn example_launch_files_fit_their_kernels() {
+    let dir = reglab_tests::exec_case::cases_dir().join("examples");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        let Some(name) = path.file_name().and_then(|n| n.to_str()).and_then(|n| n.strip_suffix(".launch.json")) else {
+            continue;
+        };
+        let setup = LaunchSetup::from_json(&std::fs::read_to_string(&path).unwrap_or_default());
+        assert!(setup.is_ok(), "{name}: {setup:?}");
+        let Ok(setup) = setup else { continue };
+        let plan = sim_core::exec::plan::plan(&module(name), &setup);
+        assert!(plan.is_ok(), "{name}: {plan:?}");
+        checked += 1;
+    }
+    assert_eq!(checked, 7);
+}
+
+/// What the app offers for a bundled example before the user edits anything: the proposed setup
+/// of every kernel runs to the end without a fault.
+#[test]
+fn proposed_setups_of_the_examples_run() {
+    for name in ["vector_add", "matmul_tiled", "reduction", "hotspot", "imgvf", "histogram", "saxpy"] {
+        let m = module(name);
+        for kernel in sim_core::exec::plan::kernel_names(&m) {
+            let setup = sim_core::exec::propose_launch(&m, &kernel);
+            let r = run(&m, &setup);
+            assert!(r.is_ok(), "{name}/{kernel}: {:?}\n{}", r.as_ref().err().map(ToString::to_string), setup.to_json());
+        }
+    }
 }

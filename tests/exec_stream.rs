@@ -2,11 +2,11 @@
 //! masks, per-lane addresses and (on request) values, barriers marked; one CTA at a time; the
 //! same stream on every run; and the launch examples in the docs parse.
 
-use reglab_tests::filetest::cases_dir;
+use reglab_tests::repo_root;
 use sim_core::exec::{LaunchSetup, RecordKind, Run, RunOptions, TraceOptions};
 
 fn traced(name: &str, launch: &str, values: bool) -> (Vec<sim_core::exec::CtaTrace>, u64) {
-    let src = std::fs::read_to_string(cases_dir("exec").join(name)).unwrap_or_default();
+    let src = std::fs::read_to_string(repo_root().join("static/examples").join(name)).unwrap_or_default();
     let module = sim_core::ptx::compile(&src).unwrap_or_default();
     let setup = LaunchSetup::from_json(launch);
     assert!(setup.is_ok(), "{setup:?}");
@@ -34,7 +34,7 @@ const MATMUL: &str = r#"{"kernel": "_Z11matmulTiledPKfS0_Pfi", "grid": [2, 2], "
 
 #[test]
 fn streams_come_cta_by_cta_with_masks_addresses_and_barriers() {
-    let (ctas, executed) = traced("examples/matmul_tiled.ptx", MATMUL, false);
+    let (ctas, executed) = traced("matmul_tiled.ptx", MATMUL, false);
     assert_eq!(ctas.len(), 4);
     assert_eq!(ctas.iter().map(|c| c.cta).collect::<Vec<_>>(), vec![[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]]);
     let records: usize = ctas.iter().map(|c| c.warp_instructions()).sum();
@@ -66,8 +66,8 @@ fn streams_come_cta_by_cta_with_masks_addresses_and_barriers() {
 
 #[test]
 fn values_on_request_and_the_same_stream_every_time() {
-    let (a, _) = traced("examples/matmul_tiled.ptx", MATMUL, true);
-    let (b, _) = traced("examples/matmul_tiled.ptx", MATMUL, true);
+    let (a, _) = traced("matmul_tiled.ptx", MATMUL, true);
+    let (b, _) = traced("matmul_tiled.ptx", MATMUL, true);
     assert_eq!(a, b);
     let w = &a[0].warps[0];
     let with_values = w.records.iter().filter(|r| r.value_start != u32::MAX).count();
@@ -81,7 +81,7 @@ fn values_on_request_and_the_same_stream_every_time() {
 
 #[test]
 fn launch_examples_in_the_docs_parse() {
-    let doc = std::fs::read_to_string(reglab_tests::repo_root().join("docs/launch-format.md")).unwrap_or_default();
+    let doc = std::fs::read_to_string(repo_root().join("docs/launch-format.md")).unwrap_or_default();
     let blocks: Vec<&str> = doc.split("```json\n").skip(1).filter_map(|b| b.split("```").next()).collect();
     let setups: Vec<&&str> = blocks.iter().filter(|b| b.contains("\"params\"")).collect();
     assert!(setups.len() >= 2);

@@ -14,17 +14,24 @@ use sim_core::timing::{Simulation, TimingOptions};
 
 const SCHEMES: [&str; 3] = ["baseline", "no-bank-conflicts", "2x-registers"];
 
+/// The bundled examples (`static/examples`) that have a launch setup (`tests/cases/exec/examples`).
 fn examples() -> Vec<PathBuf> {
-    let dir = reglab_tests::filetest::cases_dir("exec").join("examples");
-    let mut files: Vec<PathBuf> =
-        reglab_tests::ptx_files(&dir).into_iter().filter(|p| p.with_extension("launch.json").exists()).collect();
-    files.sort();
-    files
+    let root = reglab_tests::repo_root();
+    let launches = root.join("tests").join("cases").join("exec").join("examples");
+    reglab_tests::ptx_files(&root.join("static").join("examples"))
+        .into_iter()
+        .filter(|p| launch_of(p, &launches).exists())
+        .collect()
+}
+
+fn launch_of(ptx: &std::path::Path, dir: &std::path::Path) -> PathBuf {
+    dir.join(format!("{}.launch.json", name(ptx)))
 }
 
 fn simulate(path: &PathBuf, gpu: &str, sms: u32, schemes: &[&str]) -> Vec<Report> {
     let src = std::fs::read_to_string(path).unwrap_or_default();
-    let launch = std::fs::read_to_string(path.with_extension("launch.json")).unwrap_or_default();
+    let dir = reglab_tests::repo_root().join("tests").join("cases").join("exec").join("examples");
+    let launch = std::fs::read_to_string(launch_of(path, &dir)).unwrap_or_default();
     let module = sim_core::ptx::compile(&src).unwrap_or_default();
     let setup = LaunchSetup::from_json(&launch);
     assert!(setup.is_ok(), "{}: launch setup {setup:?}", path.display());

@@ -69,7 +69,7 @@ fn bfs_through_the_binary() {
 
 #[test]
 fn structured_errors_and_exit_codes() {
-    let cases = reglab_tests::filetest::cases_dir("exec");
+    let cases = reglab_tests::exec_case::cases_dir();
     let oob = cases.join("oob_global.ptx").display().to_string();
     let src = std::fs::read_to_string(&oob).unwrap_or_default();
     let launch = temp("oob.json", reglab_tests::exec_case::launch_header(&src).unwrap_or("{}"));
@@ -78,7 +78,7 @@ fn structured_errors_and_exit_codes() {
     assert_eq!(json["error"]["kind"], "fault");
     assert_eq!(json["error"]["space"], "global");
     assert_eq!(json["error"]["cta"], serde_json::json!([2, 0, 0]));
-    assert_eq!(json["error"]["line"], 21);
+    assert_eq!(json["error"]["line"], 22);
 
     let bad = temp("bad.json", r#"{"kernel": "k", "params": [], "grid": "x"}"#);
     let (code, json) = exec(&[&oob, "--launch", &bad.display().to_string(), "--json"]);

@@ -217,6 +217,26 @@ impl Diagnostic {
     }
 }
 
+/// Levenshtein distance between two short ASCII names (case-insensitive), for "did you mean"
+/// hints; inputs over 64 bytes get their longer length.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() > 64 || b.len() > 64 {
+        return a.len().max(b.len());
+    }
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = alloc::vec![0; b.len() + 1];
+    for (i, &ca) in a.iter().enumerate() {
+        cur[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let cost = usize::from(!ca.eq_ignore_ascii_case(&cb));
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        core::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
 /// Escapes `&`, `<`, `>`, `"` and `'` for HTML text and attribute values.
 pub fn escape_html(text: &str) -> String {
     let mut out = String::with_capacity(text.len());

@@ -20,6 +20,28 @@
 //! Each stage consumes the previous stage's output and never reaches back. Analyses never mutate
 //! the IR; transformations are IR → IR functions whose result goes through the verifier again.
 //!
+//! ## The front end in one call
+//!
+//! ```text
+//! let module = sim_core::ptx::compile(src)?;     // parse + lower + verify, or every error
+//! let checked = sim_core::ptx::check(src);       // the same, keeping warnings (for an editor)
+//! let text = sim_core::ptx::emit(&module);       // IR → PTX that compiles back to the same IR
+//! let summary = sim_core::ptx::summary(&module); // kernels, instruction/register/block counts
+//! ```
+//!
+//! ## IR invariants (checked by [`ir::verify`])
+//!
+//! - Every `Handle` in a function points into that function's arenas (registers, variables,
+//!   blocks, instructions, prototypes) or the module's (globals, functions, externals).
+//! - Register names are unique per function: shadowing declarations in nested `{ }` scopes were
+//!   renamed (`%r1$1`), vector registers split into scalars (`v$x` …), `%r<N>` expanded.
+//! - Every instruction belongs to exactly one block; a branch, `ret` or `exit` ends its block; a
+//!   block without an unconditional terminator falls through to the next block in layout order.
+//! - Operands respect the instruction's type (register widths, predicate positions, immediate
+//!   kinds), vector lengths match `.v2`/`.v4`, and destinations are registers.
+//! - Every modifier of the source is in a typed field of `ir::Modifiers`; the text form
+//!   (`Display`) is deterministic PTX and re-parses to an equal IR (spans aside).
+//!
 //! ## Where each stage lives
 //!
 //! | module | stage |

@@ -16,17 +16,17 @@ wasm_bindgen_test_configure!(run_in_browser);
 const EXAMPLES: [(&str, &str, &str); 3] = [
     (
         "imgvf",
-        include_str!("../../tests/cases/exec/examples/imgvf.ptx"),
+        include_str!("../../static/examples/imgvf.ptx"),
         include_str!("../../tests/cases/exec/examples/imgvf.launch.json"),
     ),
     (
         "hotspot",
-        include_str!("../../tests/cases/exec/examples/hotspot.ptx"),
+        include_str!("../../static/examples/hotspot.ptx"),
         include_str!("../../tests/cases/exec/examples/hotspot.launch.json"),
     ),
     (
         "reduction",
-        include_str!("../../tests/cases/exec/examples/reduction.ptx"),
+        include_str!("../../static/examples/reduction.ptx"),
         include_str!("../../tests/cases/exec/examples/reduction.launch.json"),
     ),
 ];

@@ -1,5 +1,5 @@
 //! A stable text rendering of the static analyses of every function in a PTX module, for the
-//! file tests under `tests/cases/analysis/`. Sections are chosen by name (`cfg`, `dominators`,
+//! file tests under `tests/cases/analysis/` (run by `tests/file_tests.rs`). Sections are chosen by name (`cfg`, `dominators`,
 //! `postdominators`, `loops`, …); blocks are named by their label or `bb<N>`.
 //!
 //! ```text
@@ -11,8 +11,8 @@
 use std::fmt::Write as _;
 
 use sim_core::analysis::{
-    Bits, Callee, Cfg, DefUse, Dominators, Liveness, Loops, PostDomNode, PostDominators, Uniformity, UniformityOptions,
-    UnitMap, UseCounts,
+    AllocTarget, Allocation, Bits, Callee, Cfg, DefUse, Dominators, Liveness, Loops, PostDomNode, PostDominators,
+    Uniformity, UniformityOptions, UnitMap, UseCounts,
 };
 use sim_core::diagnostic::LineIndex;
 use sim_core::ir::print_inst::{write_inst, Names};
@@ -58,6 +58,10 @@ impl Ctx<'_> {
     }
 }
 
+/// The section names [`dump`] knows.
+pub const SECTIONS: &[&str] =
+    &["cfg", "dominators", "postdominators", "loops", "liveness", "uniformity", "uses", "regalloc"];
+
 /// Renders `sections` for every defined function of the module compiled from `src`.
 pub fn dump(src: &str, sections: &[&str]) -> String {
     let module = match sim_core::ptx::compile(src) {
@@ -80,8 +84,11 @@ pub fn dump(src: &str, sections: &[&str]) -> String {
                 "liveness" => liveness_section(&mut out, &ctx(&module, func, body, src), &cfg),
                 "uniformity" => uniformity_section(&mut out, &ctx(&module, func, body, src), &cfg),
                 "uses" => uses_section(&mut out, &ctx(&module, func, body, src), &cfg),
+                "regalloc" => regalloc_section(&mut out, &ctx(&module, func, body, src), &cfg),
                 other => {
-                    let _ = writeln!(out, "unknown section '{other}'");
+                    if !crate::scheme_dump::section(&mut out, &module, func, other) {
+                        let _ = writeln!(out, "unknown section '{other}'");
+                    }
                 }
             }
         }
@@ -228,4 +235,37 @@ fn uses_section(out: &mut String, c: &Ctx<'_>, cfg: &Cfg) {
     }
     let h = counts.histogram();
     let _ = writeln!(out, "values read 0/1/2/more times: {}/{}/{}/{}", h.zero, h.one, h.two, h.more);
+}
+
+fn regalloc_section(out: &mut String, c: &Ctx<'_>, cfg: &Cfg) {
+    let func = c.names.func;
+    let dom = Dominators::compute(cfg);
+    let loops = Loops::compute(cfg, &dom);
+    let du = DefUse::compute(func, cfg);
+    let live = Liveness::compute(func, cfg);
+    let target = AllocTarget::of_module(c.names.module);
+    let alloc = Allocation::compute(func, cfg, &dom, &loops, &du, &live, target);
+    let body = c.names.body;
+    for ih in body.insts_in_order() {
+        let defs: Vec<String> = du
+            .defs_at(ih)
+            .iter()
+            .map(|&d| {
+                let name = body.regs.get(du.defs()[d as usize].reg).map_or("?", |r| r.name.as_str());
+                match alloc.physical(d) {
+                    Some(r) if r.len() == 1 => format!("{name}→R{}", r.start),
+                    Some(r) => format!("{name}→R{}:R{}", r.start, r.end - 1),
+                    None => format!("{name}→-"),
+                }
+            })
+            .collect();
+        let _ = writeln!(out, "{} | {}", c.inst(ih), defs.join(" "));
+    }
+    let _ = writeln!(
+        out,
+        "sm_{}: {} registers per thread, {} predicates",
+        target.sm,
+        alloc.registers(),
+        alloc.predicates()
+    );
 }

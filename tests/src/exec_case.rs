@@ -1,8 +1,14 @@
-//! Running an executor file test: `tests/cases/exec/<name>.ptx` carries its launch setup in a
-//! `// launch: {…}` header line; the result (outputs and counts) or the structured error, as
-//! pretty JSON with source lines filled in, must equal `<name>.expected`.
+//! Running an executor file test: `tests/cases/exec/<name>.ptx` starts with `// run: exec` and
+//! carries its launch setup in a `// launch: {…}` header line; the result (outputs and counts) or
+//! the structured error, as pretty JSON with source lines filled in, must equal `<name>.expected`
+//! (run by the shared file-test harness, `tests/file_tests.rs`).
 
 use sim_core::exec::{LaunchSetup, Run, RunOptions};
+
+/// `tests/cases/exec`.
+pub fn cases_dir() -> std::path::PathBuf {
+    crate::repo_root().join("tests").join("cases").join("exec")
+}
 
 /// The JSON after `// launch:` (the rest of that line).
 pub fn launch_header(src: &str) -> Option<&str> {

@@ -2,6 +2,9 @@
 //! file-test convention (`tests/cases/<area>/<name>.ptx` with a sibling `.expected`, `BLESS=1` to
 //! regenerate).
 
+pub mod analysis_dump;
+pub mod scheme_dump;
+
 use std::path::{Path, PathBuf};
 
 pub mod nvidia_occupancy;
@@ -41,10 +44,7 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-pub mod analysis_dump;
-pub mod filetest;
-pub mod timing_case;
-
 pub mod bfs;
 pub mod exec_case;
+pub mod timing_case;
 pub mod units;

@@ -72,18 +72,7 @@ pub fn run(args: &Args) -> ExitCode {
         }
     };
     if args.propose {
-        let kernel = match &args.kernel {
-            Some(k) => k.clone(),
-            None => match sim_core::exec::plan::kernel_names(&module).into_iter().next() {
-                Some(k) => k,
-                None => {
-                    eprintln!("reglab exec: {name} has no kernel");
-                    return ExitCode::from(1);
-                }
-            },
-        };
-        println!("{}", sim_core::exec::propose_launch(&module, &kernel).to_json());
-        return ExitCode::SUCCESS;
+        return propose(&module, args.kernel.as_deref(), &name);
     }
     let Some(launch) = &args.launch else {
         eprintln!("reglab exec: --launch L.json is required (or --propose to get one)");
@@ -116,6 +105,22 @@ pub fn run(args: &Args) -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// Prints a proposed launch setup for `kernel` (default: the first kernel).
+fn propose(module: &sim_core::ir::Module, kernel: Option<&str>, name: &str) -> ExitCode {
+    let kernel = match kernel {
+        Some(k) => k.to_string(),
+        None => match sim_core::exec::plan::kernel_names(module).into_iter().next() {
+            Some(k) => k,
+            None => {
+                eprintln!("reglab exec: {name} has no kernel");
+                return ExitCode::from(1);
+            }
+        },
+    };
+    println!("{}", sim_core::exec::propose_launch(module, &kernel).to_json());
+    ExitCode::SUCCESS
 }
 
 fn print_json<T: serde::Serialize>(value: &T) {

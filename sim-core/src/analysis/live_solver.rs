@@ -38,7 +38,7 @@ impl Effects {
     pub fn build(
         body: &Body,
         slots: usize,
-        mut each: impl FnMut(&Inst, &mut dyn FnMut(Range<usize>, bool)),
+        mut each: impl FnMut(Handle<Inst>, &Inst, &mut dyn FnMut(Range<usize>, bool)),
     ) -> Effects {
         let n = body.insts.len();
         let mut e = Effects {
@@ -49,11 +49,11 @@ impl Effects {
             use_at: Vec::with_capacity(n + 1),
             guarded: Vec::with_capacity(n),
         };
-        for inst in body.insts.values() {
+        for (ih, inst) in body.insts.iter() {
             e.def_at.push(e.defs.len() as u32);
             e.use_at.push(e.uses.len() as u32);
             let (defs, uses) = (&mut e.defs, &mut e.uses);
-            each(inst, &mut |r, is_def| {
+            each(ih, inst, &mut |r, is_def| {
                 let pair = (r.start as u32, r.end as u32);
                 if is_def {
                     defs.push(pair);

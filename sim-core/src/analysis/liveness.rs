@@ -131,12 +131,12 @@ impl Liveness {
     pub fn compute(kernel: &Function, cfg: &Cfg) -> Liveness {
         let map = UnitMap::compute(kernel);
         let Some(body) = &kernel.body else { return Liveness { map, ..Liveness::default() } };
-        let unit_effects = Effects::build(body, map.units(), |inst, f| {
+        let unit_effects = Effects::build(body, map.units(), |_, inst, f| {
             inst.for_each_def(|r| f(map.units_of(r), true));
             inst.for_each_use(|r| f(map.units_of(r), false));
         });
         let pred_range = |r| map.pred_index(r).map_or(0..0, |p| p..p + 1);
-        let pred_effects = Effects::build(body, map.preds(), |inst, f| {
+        let pred_effects = Effects::build(body, map.preds(), |_, inst, f| {
             inst.for_each_def(|r| f(pred_range(r), true));
             inst.for_each_use(|r| f(pred_range(r), false));
         });

@@ -295,3 +295,41 @@ fn varying_special(s: SpecialReg, opts: UniformityOptions) -> bool {
         _ => false,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::test_util::kernel;
+
+    fn analyse(m: &crate::ir::Module, opts: UniformityOptions) -> (Vec<Handle<Inst>>, Uniformity) {
+        let f = &m.functions[Handle::from_index(0)];
+        let cfg = Cfg::compute(f);
+        let pdom = PostDominators::compute(&cfg);
+        let du = DefUse::compute(f, &cfg);
+        let insts = f.body.as_ref().map(|b| b.insts_in_order().collect()).unwrap_or_default();
+        (insts, Uniformity::compute(f, &cfg, &pdom, &du, opts))
+    }
+
+    #[test]
+    fn divergent_merge_and_launch_shape() {
+        let m = kernel(
+            ".reg .pred %p<2>; .reg .b32 %r<5>;
+             mov.u32 %r1, %tid.y;
+             mov.u32 %r2, %ctaid.x;
+             setp.eq.s32 %p1, %r1, 0;
+             mov.u32 %r3, 1;
+             @%p1 bra J;
+             mov.u32 %r3, %r2;
+             J: add.s32 %r4, %r3, 1;
+             ret;",
+        );
+        let (insts, u) = analyse(&m, UniformityOptions::default());
+        assert!(!u.is_uniform(insts[0]) && u.is_uniform(insts[1]));
+        assert!(u.is_divergent_branch(Handle::from_index(0)));
+        assert!(u.is_uniform(insts[5])); // uniform among the threads that run it
+        assert!(!u.is_uniform(insts[6])); // a merge under divergent control
+        let (_, u) = analyse(&m, UniformityOptions { block: Some([64, 4, 1]) });
+        assert!(!u.is_divergent_branch(Handle::from_index(0)));
+        assert!(u.is_uniform(insts[6]));
+    }
+}

@@ -1,8 +1,9 @@
 //! Calls to `.func`s: a new frame with its own registers, predicates, reconvergence stack and
 //! local-memory frame (locals, call buffers, parameters and return values), arguments copied by
 //! value, return values copied back when every calling lane has returned. Indirect calls through
-//! a function address work when all calling lanes call the same function. `vprintf` is a no-op
-//! that returns 0; calls to functions the module does not define end the run as unsupported.
+//! a function address are serialised: the lanes calling one function go first (that of the lowest
+//! lane), the others execute the call again afterwards. `vprintf` is a no-op that returns 0; calls
+//! to functions the module does not define end the run as unsupported.
 //!
 //! ```text
 //! st.param.f32 [x_p], %f1;
@@ -17,7 +18,8 @@ use super::error::ExecError;
 use super::execute::{unsupported, StepCx};
 use super::memory::{read_le, write_le, FaultReason, Space};
 use super::program::{CallTarget, CallValue, DInst, Dst, FuncCode};
-use super::simt_stack::Entry;
+use super::semantics::memory_ops::lanes;
+use super::simt_stack::{self, Entry};
 use super::warp::{Frame, Lanes, Warp, ZERO};
 
 /// Deepest call nesting (unbounded recursion ends here).
@@ -54,10 +56,6 @@ fn write_local(w: &mut Warp, lane: usize, at: u64, size: u32, v: u64) {
     }
 }
 
-fn lanes(mask: u32) -> impl Iterator<Item = usize> {
-    (0..32).filter(move |l| (mask >> l) & 1 == 1)
-}
-
 /// Executes `call` for the lanes of `m`.
 #[allow(clippy::too_many_arguments, reason = "the operands of one PTX instruction")]
 pub fn call(
@@ -66,9 +64,9 @@ pub fn call(
     func: &FuncCode,
     di: &DInst,
     target: &CallTarget,
-    rets: &[CallValue],
-    args: &[CallValue],
+    (rets, args): (&[CallValue], &[CallValue]),
     m: u32,
+    at: (u32, u32),
 ) -> Result<(), ExecError> {
     if m == 0 {
         return Ok(());
@@ -77,14 +75,21 @@ pub fn call(
     let callee_index = match target {
         CallTarget::Direct(i) => *i,
         CallTarget::Indirect(src) => {
-            let addrs: Vec<u64> = lanes(m).map(|l| w.read_lane(*src, l, &env)).collect();
-            if addrs.windows(2).any(|p| p[0] != p[1]) {
-                return Err(unsupported(cx, func, di, "an indirect call whose lanes call different functions"));
+            let target_of = |l: usize| w.read_lane(*src, l, &env);
+            let first = target_of(m.trailing_zeros() as usize);
+            let group = lanes(m).filter(|&l| target_of(l) == first).fold(0u32, |g, l| g | (1 << l));
+            if group != m {
+                // Lanes calling other functions run the call again afterwards (serialised).
+                let (pc, active) = at;
+                let rest = m & !group;
+                if let Some(f) = w.frames.last_mut() {
+                    simt_stack::diverge(&mut f.stack, &[(pc + 1, active & !rest), (pc, rest)], pc + 1);
+                }
             }
-            let addr = addrs.first().copied().unwrap_or(0);
-            match cx.prog.funcs.iter().position(|f| cx.mem.layout.func_window + 16 * u64::from(f.handle.raw()) == addr)
-            {
-                Some(i) => i as u32,
+            let found =
+                cx.prog.funcs.iter().position(|f| cx.mem.layout.func_window + 16 * u64::from(f.handle.raw()) == first);
+            match found {
+                Some(i) => return push_call(w, cx, func, di, i as u32, rets, args, group),
                 None => return Err(unsupported(cx, func, di, "an indirect call to an address that is no function")),
             }
         }
@@ -100,6 +105,22 @@ pub fn call(
             return Err(unsupported(cx, func, di, &reason));
         }
     };
+    push_call(w, cx, func, di, callee_index, rets, args, m)
+}
+
+/// Pushes the frame of function `callee_index` for the lanes of `m` and passes the arguments.
+#[allow(clippy::too_many_arguments, reason = "the operands of one PTX instruction")]
+fn push_call(
+    w: &mut Warp,
+    cx: &mut StepCx<'_>,
+    func: &FuncCode,
+    di: &DInst,
+    callee_index: u32,
+    rets: &[CallValue],
+    args: &[CallValue],
+    m: u32,
+) -> Result<(), ExecError> {
+    let env = cx.env;
     let prog = cx.prog;
     let Some(callee) = prog.funcs.get(callee_index as usize) else {
         return Err(unsupported(cx, func, di, "a call to a function without a body"));

@@ -125,7 +125,8 @@ impl CtaExec {
                 Stop::Yield => return Ok(false),
                 Stop::Done => self.state[i] = State::Done,
                 Stop::Barrier(a) if a.kind == BarKind::Arrive => {
-                    *self.arrived.entry(a.id).or_insert(0) += a.mask.count_ones();
+                    let threads = self.warps.get(i).map_or(0, |w| (w.valid & !w.exited).count_ones());
+                    *self.arrived.entry(a.id).or_insert(0) += threads;
                 }
                 Stop::Barrier(a) => self.state[i] = State::Waiting(a),
             }
@@ -176,7 +177,8 @@ impl CtaExec {
             let State::Waiting(a0) = self.state[first] else { continue };
             let ready = match a0.count {
                 Some(c) => {
-                    let threads: u32 = waiting.iter().map(|&i| self.warps[i].valid.count_ones()).sum();
+                    let threads: u32 =
+                        waiting.iter().map(|&i| (self.warps[i].valid & !self.warps[i].exited).count_ones()).sum();
                     threads + self.arrived.get(&id).copied().unwrap_or(0) >= c
                 }
                 None => {

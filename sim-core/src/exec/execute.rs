@@ -14,7 +14,7 @@ use super::memory::AccessFault;
 use super::program::{BarKind, DInst, Dst, FuncCode, Op, Program};
 use super::semantics::bits::{self, Bits3};
 use super::semantics::memory_ops::{self, Accessed, MemCtx};
-use super::semantics::{compare, convert, float, int, tensor, warp_ops};
+use super::semantics::{compare, convert, float, int, tensor, warp_ops, wmma};
 use super::simt_stack;
 use super::stream::{RecordKind, TraceRecord, WarpTrace};
 use super::warp::{Env, Warp};
@@ -173,7 +173,7 @@ fn record(w: &Warp, cx: &mut StepCx<'_>, func: u32, di: &DInst, pc: u32, masks: 
     }
     let mut value_start = u32::MAX;
     if cx.values {
-        if let Some(Dst::Reg(r, _)) = first_def(&di.op) {
+        if let Some(Dst::Reg(r, _)) = di.op.first_def() {
             value_start = t.values.len() as u32;
             let lanes = w.reg(r);
             t.values.extend((0..32).filter(|l| (masks.1 >> l) & 1 == 1).map(|l| lanes[l]));
@@ -193,33 +193,6 @@ fn record(w: &Warp, cx: &mut StepCx<'_>, func: u32, di: &DInst, pc: u32, masks: 
         addr_count,
         value_start,
     });
-}
-
-fn first_def(op: &Op) -> Option<Dst> {
-    Some(match op {
-        Op::Int { d, .. }
-        | Op::Bfi { d, .. }
-        | Op::Carry { d, .. }
-        | Op::Dp4a { d, .. }
-        | Op::Dp2a { d, .. }
-        | Op::Prmt { d, .. }
-        | Op::Lop3 { d, .. }
-        | Op::Shf { d, .. }
-        | Op::Float { d, .. }
-        | Op::Set { d, .. }
-        | Op::Selp { d, .. }
-        | Op::Slct { d, .. }
-        | Op::Pack { d, .. }
-        | Op::Cvt { d, .. }
-        | Op::Cvta { d, .. }
-        | Op::Atom { d, .. }
-        | Op::Vote { d, .. }
-        | Op::Shfl { d, .. }
-        | Op::Activemask { d }
-        | Op::Redux { d, .. } => *d,
-        Op::Ld { d, .. } => *d.first()?,
-        _ => return None,
-    })
 }
 
 /// Executes one instruction; returns its stream class (and the barrier number for barriers).
@@ -316,6 +289,20 @@ fn step(
                 .map_err(|f| cx.fault(w, func, di, f))?;
             return Ok((RecordKind::Load, 0));
         }
+        Op::WmmaLoad { frag, shape, ty, layout, d, addr, stride } => {
+            wmma::exec_load(w, e, &mut cx.mem, (*frag, *shape, *ty, *layout), d, addr, *stride, m, &mut cx.acc)
+                .map_err(|f| cx.fault(w, func, di, f))?;
+            return Ok((RecordKind::Load, 0));
+        }
+        Op::WmmaStore { shape, ty, layout, s, addr, stride } => {
+            wmma::exec_store(w, e, &mut cx.mem, (*shape, *ty, *layout), s, addr, *stride, m, &mut cx.acc)
+                .map_err(|f| cx.fault(w, func, di, f))?;
+            return Ok((RecordKind::Store, 0));
+        }
+        Op::WmmaMma { shape, types, d, a, b, c } => {
+            wmma::exec_mma(w, e, *shape, *types, d, (a, b, c), m);
+            return Ok((RecordKind::Warp, 0));
+        }
         Op::Mma { shape, types, layout, d, a, b, c } => {
             if !tensor::exec_mma(w, e, *shape, *types, *layout, d, (a, b, c), m) {
                 return Err(unsupported(cx, func, di, "this mma shape or type combination is not modelled"));
@@ -347,7 +334,7 @@ fn step(
             return Ok((RecordKind::Branch, 0));
         }
         Op::Call { target, rets, args } => {
-            calls::call(w, cx, func, di, target, rets, args, m)?;
+            calls::call(w, cx, func, di, target, (rets, args), m, (pc, active))?;
             return Ok((RecordKind::Call, 0));
         }
         Op::Ret => {

@@ -20,6 +20,17 @@
 //! and `%globaltimer` read the warp's count of executed warp-instructions. `vprintf` is a no-op
 //! returning 0; textures, surfaces and calls to functions the module does not define end the run
 //! with an "unsupported here" error naming the instruction.
+//!
+//! The public API:
+//!
+//! | what | where |
+//! |---|---|
+//! | the launch JSON (`docs/launch-format.md`) | [`LaunchSetup`] (`from_json`, `to_json`), [`ParamSpec`], [`Value`] |
+//! | a setup for a pasted kernel | [`propose_launch`]`(&module, "kernel") -> LaunchSetup` |
+//! | running to the end | [`run()`]`(&module, &setup) -> Result<RunResult, ExecError>` |
+//! | running in slices (progress, cancel) | [`Run::new`], [`Run::step`]`(max) -> Progress`, [`Run::result`] |
+//! | the instruction stream for the timing model | [`RunOptions::trace`], [`Run::next_cta`]` -> CtaTrace` |
+//! | why a run stopped | [`ExecError`] (`fault`, `budget_exceeded`, `unsupported`, `trap`, `deadlock`, `invalid_launch`) |
 
 pub mod calls;
 pub mod cta;
@@ -29,6 +40,7 @@ pub mod execute;
 pub mod image;
 pub mod launch;
 pub mod memory;
+pub mod op;
 pub mod plan;
 pub mod program;
 pub mod propose;

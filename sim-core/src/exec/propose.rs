@@ -1,8 +1,9 @@
 //! A proposed launch setup for a kernel, from its parameter list and body: 64-bit (or 32-bit in
 //! 32-bit modules) integer parameters that the kernel uses as addresses become buffers whose
 //! element type is the type of the loads and stores through them; buffers that are stored to are
-//! outputs, the others get seeded random contents; integer scalars get the problem size; the
-//! block is `.reqntid`/`.maxntid` or 256 threads, and the grid covers the problem size.
+//! outputs, the others get seeded random contents; integer scalars get the problem size (16384,
+//! or 128 for two-dimensional kernels, whose buffers hold 128²); the block is `.reqntid`/`.maxntid`
+//! or 256 threads (16×16 in two dimensions), and the grid covers the problem.
 //!
 //! ```text
 //! .entry vecAdd(.param .u64 a, .param .u64 b, .param .u64 c, .param .u32 n)
@@ -18,8 +19,26 @@ use super::launch::{BufferSpec, Init, LaunchSetup, ParamSpec, ScalarSpec, Scalar
 use super::value::{ElemType, Value};
 use crate::ir::{AddressBase, Function, Handle, Inst, Module, Opcode, Operand, Reg, Symbol, Type};
 
-/// The problem size a proposal uses: elements per buffer and the value of integer scalars.
+/// The problem size a proposal uses: elements per buffer, and the value of integer scalars of
+/// one-dimensional kernels.
 pub const PROPOSED_ELEMENTS: u64 = 16384;
+
+/// The side of the square problem of two-dimensional kernels (those reading `%tid.y`,
+/// `%ctaid.y` or `%ntid.y`): integer scalars get this value, buffers hold its square.
+pub const PROPOSED_SIDE: u64 = 128;
+
+/// True if the kernel indexes a second dimension.
+fn uses_y_dimension(func: &Function) -> bool {
+    use crate::ir::{Dim, SpecialReg};
+    func.body.as_ref().is_some_and(|b| {
+        b.insts.values().flat_map(|i| &i.operands).any(|o| {
+            matches!(
+                o,
+                Operand::Special(SpecialReg::Tid(Dim::Y) | SpecialReg::Ctaid(Dim::Y) | SpecialReg::Ntid(Dim::Y))
+            )
+        })
+    })
+}
 
 #[derive(Default, Clone, Copy)]
 struct Use {
@@ -95,14 +114,21 @@ pub fn propose_launch(module: &Module, kernel: &str) -> LaunchSetup {
         budget: None,
     };
     let Some(func) = func else { return setup };
-    let block = func.perf.reqntid.clone().or_else(|| func.perf.maxntid.clone()).unwrap_or_else(|| alloc::vec![256]);
+    let two_d = uses_y_dimension(func);
+    let default_block = if two_d { alloc::vec![16, 16] } else { alloc::vec![256] };
+    let block = func.perf.reqntid.clone().or_else(|| func.perf.maxntid.clone()).unwrap_or(default_block);
     let mut b = [1u32; 3];
     for (slot, v) in b.iter_mut().zip(&block) {
         *slot = (*v).clamp(1, 1024);
     }
     let threads = u64::from(b[0] * b[1] * b[2]).max(1);
     setup.block = b.to_vec();
-    setup.grid = alloc::vec![PROPOSED_ELEMENTS.div_ceil(threads) as u32, 1, 1];
+    setup.grid = if two_d {
+        let side = PROPOSED_SIDE as u32;
+        alloc::vec![side.div_ceil(b[0]), side.div_ceil(b[1]), 1]
+    } else {
+        alloc::vec![PROPOSED_ELEMENTS.div_ceil(threads) as u32, 1, 1]
+    };
     if has_dynamic_shared(module, func) {
         setup.dynamic_smem = (threads * 8) as u32;
     }
@@ -121,7 +147,7 @@ pub fn propose_launch(module: &Module, kernel: &str) -> LaunchSetup {
             let init = if u.stored { Init::Zeros } else { Init::Random(i as u64 + 1) };
             ParamSpec::Buffer(BufferSpec { ty, len: Some(PROPOSED_ELEMENTS), init: Some(init), data: None })
         } else {
-            scalar_for(p)
+            scalar_for(p, if two_d { PROPOSED_SIDE } else { PROPOSED_ELEMENTS })
         };
         setup.params.push(spec);
     }
@@ -139,13 +165,13 @@ fn has_dynamic_shared(module: &Module, func: &Function) -> bool {
         || func.body.as_ref().is_some_and(|b| b.vars.values().any(unsized_shared))
 }
 
-fn scalar_for(p: &crate::ir::Param) -> ParamSpec {
+fn scalar_for(p: &crate::ir::Param, size: u64) -> ParamSpec {
     let ty = ElemType::from_ptx(p.ty).unwrap_or(ElemType::U8);
     let n = (p.size_bytes().unwrap_or(0) / ty.size() as u64).max(1);
     let one = if ty.is_float() {
         Value::Float(1.0)
     } else if p.dims.is_empty() {
-        let max = if ty.size() >= 4 { PROPOSED_ELEMENTS } else { 1 };
+        let max = if ty.size() >= 4 { size } else { 1 };
         Value::UInt(max)
     } else {
         Value::UInt(0)

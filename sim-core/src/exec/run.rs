@@ -163,7 +163,8 @@ impl Run {
     }
 
     /// Executes at most about `max_warp_instructions` more warp-instructions (with tracing on,
-    /// it also returns after each finished CTA).
+    /// it also returns after each finished CTA, whose stream [`Run::next_cta`] then hands out:
+    /// drain it, or streams accumulate).
     pub fn step(&mut self, max_warp_instructions: u64) -> Result<Progress, ExecError> {
         if let Some(done) = &self.finished {
             return done.clone().map(|()| Progress::Finished);

@@ -199,6 +199,42 @@ impl<T> SpanTable<T> {
     }
 }
 
+/// Source spans of the operands of each instruction, keyed by instruction handle: one flat list,
+/// so the table costs two allocations however many instructions there are. Like [`SpanTable`],
+/// it never takes part in comparisons.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct OperandSpans {
+    /// Where each instruction's spans start in `spans` (instructions in handle order).
+    starts: Vec<u32>,
+    spans: Vec<Span>,
+}
+
+impl PartialEq for OperandSpans {
+    fn eq(&self, _other: &Self) -> bool {
+        true
+    }
+}
+impl Eq for OperandSpans {}
+
+impl OperandSpans {
+    /// Records the operand spans of instruction `index` (instructions must be added in order;
+    /// missing ones get no spans).
+    pub fn push(&mut self, index: usize, operands: impl IntoIterator<Item = Span>) {
+        let here = u32::try_from(self.spans.len()).unwrap_or(u32::MAX);
+        while self.starts.len() <= index {
+            self.starts.push(here);
+        }
+        self.spans.extend(operands);
+    }
+
+    /// The span of operand `operand` of instruction `index`, if recorded.
+    pub fn get(&self, index: usize, operand: usize) -> Option<Span> {
+        let start = *self.starts.get(index)? as usize;
+        let end = self.starts.get(index + 1).map_or(self.spans.len(), |e| *e as usize);
+        self.spans.get(start..end)?.get(operand).copied()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -217,5 +253,12 @@ mod tests {
         assert_eq!(spans.get(y), Span::new(3, 4));
         assert_eq!(spans.get(x), Span::default());
         assert_eq!(spans, SpanTable::new());
+        let mut ops = OperandSpans::default();
+        ops.push(0, [Span::new(1, 2), Span::new(3, 4)]);
+        ops.push(2, [Span::new(9, 9)]);
+        assert_eq!(ops.get(0, 1), Some(Span::new(3, 4)));
+        assert_eq!(ops.get(1, 0), None);
+        assert_eq!(ops.get(2, 0), Some(Span::new(9, 9)));
+        assert_eq!(ops.get(3, 0), None);
     }
 }

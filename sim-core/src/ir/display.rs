@@ -19,12 +19,13 @@ use alloc::collections::BTreeSet;
 use core::fmt::{self, Write};
 
 use super::arena::Handle;
+use super::debug_info::{Section, SectionValue};
 use super::inst::Imm;
+use super::inst::Operand;
 use super::module::{
-    Block, Body, BodyPragma, Function, FunctionKind, Initializer, Item, Linkage, Module, Param, Prototype, Section,
-    SectionValue, Var,
+    Block, Body, BodyPragma, Function, FunctionKind, Initializer, Item, Linkage, Module, Param, Prototype, Var,
 };
-use super::print_inst::{write_imm, write_inst, Names};
+use super::print_inst::{target_list_operand, write_imm, write_inst, write_inst_naming, write_operand, Names};
 
 impl fmt::Display for Module {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -50,8 +51,14 @@ pub fn write_module(out: &mut dyn Write, m: &Module) -> fmt::Result {
         }
         writeln!(out)?;
     }
+    let mut previous = None;
     for item in &m.items {
-        writeln!(out)?;
+        // Consecutive variables and pragmas form one paragraph; functions and sections stand apart.
+        let small = |i: &Item| matches!(i, Item::Global(_) | Item::Pragma(_));
+        if !(small(item) && previous.is_some_and(small)) {
+            writeln!(out)?;
+        }
+        previous = Some(item);
         match *item {
             Item::Global(h) => match m.globals.get(h) {
                 Some(v) => write_var(out, v, "")?,
@@ -251,7 +258,8 @@ fn write_prototype(out: &mut dyn Write, p: &Prototype) -> fmt::Result {
 
 /// Writes the register declarations, grouping `%r0 … %rN-1` of one type as `%r<N>`.
 fn write_regs(out: &mut dyn Write, body: &Body) -> fmt::Result {
-    let regs: alloc::vec::Vec<_> = body.regs.values().collect();
+    let regs: alloc::vec::Vec<_> =
+        body.regs.iter().filter(|(h, _)| !body.param_regs.contains(h)).map(|(_, r)| r).collect();
     let mut i = 0;
     while let Some(first) = regs.get(i) {
         let run = first.name.strip_suffix('0').map_or(1, |prefix| {
@@ -306,8 +314,24 @@ fn write_body(out: &mut dyn Write, names: &Names<'_>) -> fmt::Result {
                 }
                 loc = here;
             }
-            out.write_str("\t")?;
-            write_inst(out, names, inst)?;
+            let list = target_list_operand(inst);
+            let list_name = alloc::format!("$__targets{}", ih.index());
+            if let (Some((at, calls)), Some(Operand::List(items))) =
+                (list, list.and_then(|(at, _)| inst.operands.get(at)))
+            {
+                let kind = if calls { ".calltargets" } else { ".branchtargets" };
+                write!(out, "\t{list_name}: {kind} ")?;
+                for (i, item) in items.iter().enumerate() {
+                    out.write_str(if i == 0 { "" } else { ", " })?;
+                    write_operand(out, names, item)?;
+                }
+                writeln!(out, ";")?;
+                out.write_str("\t")?;
+                write_inst_naming(out, names, inst, Some((at, &list_name)))?;
+            } else {
+                out.write_str("\t")?;
+                write_inst(out, names, inst)?;
+            }
             writeln!(out, ";")?;
         }
         write_pragmas(out, &mut pragmas, bh, block.insts.len())?;

@@ -9,7 +9,8 @@
 //!
 //! Operands are stored in PTX order. Which ones an instruction writes is given by [`Inst::defs`]
 //! and which registers it reads by [`Inst::for_each_use`] (guards, address bases and vector
-//! elements included), so analyses never need to know operand layouts themselves.
+//! elements included), so analyses never need to know operand layouts themselves. The carry flag
+//! of `add.cc`/`addc` and friends is implicit per-thread state, not a register.
 
 use alloc::boxed::Box;
 use alloc::vec::Vec;
@@ -20,7 +21,8 @@ use super::arena::Handle;
 use super::modifiers::{Modifiers, TypeList};
 use super::module::{Block, Function, Prototype, Reg, Var};
 use super::opcode::Opcode;
-use super::types::Type;
+pub use super::special::{Dim, SpecialReg};
+use super::types::{StateSpace, Type};
 
 /// One PTX instruction.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -48,6 +50,11 @@ pub struct Guard {
 }
 
 /// An immediate value with its exact bits.
+///
+/// Meaning in an instruction (as ptxas reads it; the verifier rejects other combinations): an
+/// integer supplies the low bits of an integer, bit or predicate operand; a float literal in an
+/// `.f32`/`.f64` instruction is converted to that precision (round to nearest even); in a
+/// `.b32`/`.b64` instruction a `0f`/`0d` literal supplies raw bits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Imm {
     /// An integer literal as 64-bit two's complement (`-1` is `u64::MAX`; `0xFFFFFFFF` is
@@ -108,105 +115,6 @@ pub struct Address {
     pub offset: i64,
 }
 
-/// A dimension selector of special registers (`%tid.x`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub enum Dim {
-    /// `.x`
-    X,
-    /// `.y`
-    Y,
-    /// `.z`
-    Z,
-}
-
-impl Dim {
-    /// `".x"`, `".y"` or `".z"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Dim::X => ".x",
-            Dim::Y => ".y",
-            Dim::Z => ".z",
-        }
-    }
-}
-
-/// A PTX special register (read-only, predefined).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub enum SpecialReg {
-    /// `%tid`: thread index in the CTA.
-    Tid(Dim),
-    /// `%ntid`: CTA dimensions.
-    Ntid(Dim),
-    /// `%ctaid`: CTA index in the grid.
-    Ctaid(Dim),
-    /// `%nctaid`: grid dimensions.
-    Nctaid(Dim),
-    /// `%clusterid`: cluster index in the grid.
-    Clusterid(Dim),
-    /// `%nclusterid`: grid dimensions in clusters.
-    Nclusterid(Dim),
-    /// `%cluster_ctaid`: CTA index in the cluster.
-    ClusterCtaid(Dim),
-    /// `%cluster_nctaid`: cluster dimensions in CTAs.
-    ClusterNctaid(Dim),
-    /// `%cluster_ctarank`.
-    ClusterCtarank,
-    /// `%cluster_nctarank`.
-    ClusterNctarank,
-    /// `%is_explicit_cluster`.
-    IsExplicitCluster,
-    /// `%laneid`.
-    Laneid,
-    /// `%warpid`.
-    Warpid,
-    /// `%nwarpid`.
-    Nwarpid,
-    /// `%smid`.
-    Smid,
-    /// `%nsmid`.
-    Nsmid,
-    /// `%gridid`.
-    Gridid,
-    /// `%lanemask_eq`.
-    LanemaskEq,
-    /// `%lanemask_le`.
-    LanemaskLe,
-    /// `%lanemask_lt`.
-    LanemaskLt,
-    /// `%lanemask_ge`.
-    LanemaskGe,
-    /// `%lanemask_gt`.
-    LanemaskGt,
-    /// `%clock`.
-    Clock,
-    /// `%clock_hi`.
-    ClockHi,
-    /// `%clock64`.
-    Clock64,
-    /// `%globaltimer`.
-    Globaltimer,
-    /// `%globaltimer_lo`.
-    GlobaltimerLo,
-    /// `%globaltimer_hi`.
-    GlobaltimerHi,
-    /// `%envreg0` … `%envreg31`.
-    Envreg(u8),
-    /// `%pm0` … `%pm7`.
-    Pm(u8),
-    /// `%pm0_64` … `%pm7_64`.
-    Pm64(u8),
-    /// `%reserved_smem_offset_begin` and friends are not modelled; `%total_smem_size`.
-    TotalSmemSize,
-    /// `%aggr_smem_size`.
-    AggrSmemSize,
-    /// `%dynamic_smem_size`.
-    DynamicSmemSize,
-    /// `%current_graph_exec`.
-    CurrentGraphExec,
-    /// `WARP_SZ`: the predefined constant warp size (32).
-    WarpSz,
-}
-
 /// The operand of a texture or surface instruction: `[tex, {coords}]`, `[tex, sampler, {coords}]`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TexOperand {
@@ -253,6 +161,54 @@ pub enum Operand {
     Tex(Box<TexOperand>),
     /// The call prototype of an indirect `call`.
     Prototype(Handle<Prototype>),
+    /// An operand only a register-file scheme's IR → IR pass creates (see [`SchemeOperand`]).
+    Scheme(Box<SchemeOperand>),
+}
+
+/// Operands that exist only in IR produced by a register-file scheme's pass, never by the front
+/// end. Their text form is for listings and diffs: it is not NVIDIA PTX and does not re-parse.
+///
+/// ```text
+/// mul.ftz.f32 %f3, %c[%rd1+4], %f1;     // DeMO: a direct memory operand (Memory)
+/// xor.b32_shr.u32 %r0, %r2, %r0, 31;     // Gilani: shr reads the composite xor (Composite)
+/// neg.s32 %r6, %crf;                     // Gilani: reads the composite register (Crf)
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SchemeOperand {
+    /// DeMO (Mohammadpur-Fard et al.): the consumer of a single-use load reads memory directly;
+    /// printed `%c[…]`, `%g[…]`, `%s[…]`, `%l[…]` or `%p[…]` by state space (the paper's Fig. 4).
+    Memory(MemOperand),
+    /// Gilani et al.: the producer half of a composite instruction. Its destination (first
+    /// operand) is [`SchemeOperand::Crf`]; it has no guard of its own (the consumer's applies).
+    Composite(Inst),
+    /// Gilani et al.: a read of the warp's entry in the composite register file, written by the
+    /// last composite instruction before it in the same block.
+    Crf,
+}
+
+/// A direct memory operand: what the removed load would have read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct MemOperand {
+    /// The state space of the removed load (`.const`, `.global`, `.shared`, `.local`, `.param`).
+    pub space: StateSpace,
+    /// The address of the removed load.
+    pub address: Address,
+    /// The type of the removed load (`.f32`, `.u32`, …).
+    pub ty: Type,
+}
+
+impl MemOperand {
+    /// The one-letter prefix of the text form (`c` for `.const`, as in the paper's `%c[%rd1+4]`).
+    pub fn prefix(&self) -> &'static str {
+        match self.space {
+            StateSpace::Const => "%c",
+            StateSpace::Global => "%g",
+            StateSpace::Local => "%l",
+            s if s.is_shared() => "%s",
+            s if s.is_param() => "%p",
+            _ => "%m",
+        }
+    }
 }
 
 impl Operand {
@@ -279,7 +235,29 @@ impl Operand {
                 }
                 t.coords.for_each_reg(&mut |r, _| f(r, true));
             }
+            Operand::Scheme(s) => match &**s {
+                SchemeOperand::Memory(MemOperand { address: Address { base: AddressBase::Reg(r), .. }, .. }) => {
+                    f(*r, true)
+                }
+                SchemeOperand::Composite(inner) => {
+                    inner.uses().iter().for_each(|o| o.for_each_reg(&mut |r, _| f(r, true)));
+                }
+                SchemeOperand::Memory(_) | SchemeOperand::Crf => {}
+            },
             _ => {}
+        }
+    }
+
+    /// Calls `f` for every register this operand reads when it is a source.
+    pub fn for_each_read(&self, mut f: impl FnMut(Handle<Reg>)) {
+        self.for_each_reg(&mut |r, _| f(r));
+    }
+
+    /// The scheme operand, if this is one.
+    pub fn as_scheme(&self) -> Option<&SchemeOperand> {
+        match self {
+            Operand::Scheme(s) => Some(s),
+            _ => None,
         }
     }
 }
@@ -377,5 +355,83 @@ impl Inst {
                 _ => None,
             })
         })
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::panic, reason = "a failing test panics with the input that failed")]
+mod tests {
+    use alloc::string::String;
+    use alloc::vec::Vec;
+
+    use crate::ir::Module;
+
+    const HEAD: &str = ".version 8.3\n.target sm_90\n.address_size 64\n";
+
+    fn module(body: &str) -> Module {
+        let src = alloc::format!(
+            "{HEAD}.visible .entry k(.param .u64 p)\n{{\n.reg .pred %p<3>;\n.reg .b32 %r<9>;\n.reg .b64 %rd<4>;\n\
+             .reg .f32 %f<5>;\n{body}\nret;\n}}\n"
+        );
+        match crate::ptx::compile(&src) {
+            Ok(m) => m,
+            Err(d) => panic!("{src}\n{d:?}"),
+        }
+    }
+
+    /// (defs, uses) of the first instruction, by register name.
+    fn def_use(body: &str) -> (Vec<String>, Vec<String>) {
+        let m = module(body);
+        let Some(f) = m.functions.values().next() else { return Default::default() };
+        let Some(b) = f.body.as_ref() else { return Default::default() };
+        let Some(inst) = b.insts.values().next() else { return Default::default() };
+        let name = |r| b.regs[r].name.clone();
+        let (mut defs, mut uses) = (Vec::new(), Vec::new());
+        inst.for_each_def(|r| defs.push(name(r)));
+        inst.for_each_use(|r| uses.push(name(r)));
+        (defs, uses)
+    }
+
+    fn names(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| String::from(*s)).collect()
+    }
+
+    #[test]
+    fn defs_and_uses_cover_every_operand_shape() {
+        assert_eq!(def_use("@!%p1 add.s32 %r1, %r2, 3;"), (names(&["%r1"]), names(&["%p1", "%r2"])));
+        assert_eq!(def_use("st.global.u32 [%rd1+4], %r2;"), (names(&[]), names(&["%rd1", "%r2"])));
+        assert_eq!(def_use("ld.global.v2.f32 {%f1, _}, [%rd2];"), (names(&["%f1"]), names(&["%rd2"])));
+        assert_eq!(
+            def_use("setp.lt.and.s32 %p1|%p2, %r1, %r2, !%p0;"),
+            (names(&["%p1", "%p2"]), names(&["%r1", "%r2", "%p0"]))
+        );
+        assert_eq!(
+            def_use("atom.global.cas.b32 %r1, [%rd1], %r2, %r3;"),
+            (names(&["%r1"]), names(&["%rd1", "%r2", "%r3"]))
+        );
+        assert_eq!(def_use("mov.b64 {%r1, %r2}, %rd1;"), (names(&["%r1", "%r2"]), names(&["%rd1"])));
+        assert_eq!(def_use("mov.b64 %rd1, {%r1, %r2};"), (names(&["%rd1"]), names(&["%r1", "%r2"])));
+        assert_eq!(def_use("bar.red.popc.u32 %r1, 0, %p1;"), (names(&["%r1"]), names(&["%p1"])));
+        assert_eq!(def_use("red.global.add.u32 [%rd1], %r1;"), (names(&[]), names(&["%rd1", "%r1"])));
+        assert_eq!(def_use("shfl.sync.bfly.b32 %r1|%p1, %r2, 1, 31, -1;"), (names(&["%r1", "%p1"]), names(&["%r2"])));
+    }
+
+    #[test]
+    fn calls_write_registers_in_their_result_list_only() {
+        let src = alloc::format!(
+            "{HEAD}.func (.param .b32 r) f(.param .b32 a) {{ ret; }}\n.entry k() {{\n.reg .b32 %r<3>;\n\
+             .param .b32 a0;\n.param .b32 r0;\ncall.uni (r0), f, (a0);\ncall.uni (%r1), f, (%r2);\nret;\n}}\n"
+        );
+        let Ok(m) = crate::ptx::compile(&src) else { panic!("{src}") };
+        let Some(b) = m.functions.values().nth(1).and_then(|f| f.body.as_ref()) else { panic!("no body") };
+        let calls: Vec<_> = b.insts.values().take(2).collect();
+        let mut defs = Vec::new();
+        calls[0].for_each_def(|r| defs.push(r));
+        assert!(defs.is_empty());
+        calls[1].for_each_def(|r| defs.push(r));
+        let mut uses = Vec::new();
+        calls[1].for_each_use(|r| uses.push(b.regs[r].name.clone()));
+        assert_eq!(defs.len(), 1);
+        assert_eq!(uses, names(&["%r2"]));
     }
 }

@@ -19,19 +19,28 @@
 //! same IR; [`verify`] checks the invariants listed in [`module`].
 
 pub mod arena;
+pub mod debug_info;
 pub mod display;
 pub mod inst;
 pub mod modifiers;
 pub mod module;
 pub mod opcode;
 pub mod print_inst;
+pub mod query;
+pub mod scheme;
+#[cfg(test)]
+mod scheme_tests;
+pub mod special;
 pub mod types;
 pub mod verify;
 pub mod verify_operands;
+pub mod verify_types;
 
-pub use arena::{Arena, Handle, SpanTable};
-pub use inst::{Address, AddressBase, Dim, Guard, Imm, Inst, Operand, SpecialReg, Symbol, TexOperand};
+pub use arena::{Arena, Handle, OperandSpans, SpanTable};
+pub use debug_info::*;
+pub use inst::{Address, AddressBase, Guard, Imm, Inst, MemOperand, Operand, SchemeOperand, Symbol, TexOperand};
 pub use modifiers::*;
 pub use module::*;
 pub use opcode::Opcode;
+pub use special::{Dim, SpecialReg};
 pub use types::{StateSpace, Type, VecWidth, WidthClass};

@@ -20,7 +20,8 @@ use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
 
-use super::arena::{Arena, Handle, SpanTable};
+use super::arena::{Arena, Handle, OperandSpans, SpanTable};
+pub use super::debug_info::{DebugLoc, FileEntry, Section, SectionLine, SectionValue};
 use super::inst::Inst;
 use super::types::{StateSpace, Type, VecWidth, WidthClass};
 
@@ -98,26 +99,6 @@ super::types::keyword_enum! {
         /// `debug`: the module carries DWARF debug information.
         Debug = "debug",
     }
-}
-
-/// A `.file` entry.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FileEntry {
-    /// The file name as written (without quotes, escapes kept).
-    pub name: String,
-    /// Optional timestamp and size (`.file 1 "a.cu", 1595524614, 5649`).
-    pub stamp: Option<(u64, u64)>,
-}
-
-/// A `.loc file line column` debug location.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub struct DebugLoc {
-    /// File number (see `Module::files`).
-    pub file: u32,
-    /// Line.
-    pub line: u32,
-    /// Column.
-    pub column: u32,
 }
 
 /// Symbol visibility and linkage.
@@ -370,10 +351,16 @@ pub struct Body {
     pub insts: Arena<Inst>,
     /// Where each instruction was written.
     pub inst_spans: SpanTable<Inst>,
+    /// Where each operand of each instruction was written (for precise diagnostics).
+    pub operand_spans: OperandSpans,
     /// The `.loc` in force at each instruction (indexed like `insts`).
     pub locs: Vec<Option<DebugLoc>>,
     /// `.pragma`s in the body.
     pub pragmas: Vec<BodyPragma>,
+    /// The registers that hold old-style `.reg` parameters (`.func (.reg .u32 r) f(.reg .u32 a)`):
+    /// return registers first, then parameter registers, in signature order. Such registers are
+    /// declared by the signature, not in the body.
+    pub param_regs: Vec<Handle<Reg>>,
 }
 
 impl Body {
@@ -386,36 +373,4 @@ impl Body {
     pub fn insts_in_order(&self) -> impl Iterator<Item = Handle<Inst>> + '_ {
         self.blocks.values().flat_map(|b| b.insts.iter().copied())
     }
-}
-
-/// A DWARF debug section, kept as data so it is emitted again.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Section {
-    /// Section name (`.debug_info`).
-    pub name: String,
-    /// Data lines in order.
-    pub lines: Vec<SectionLine>,
-}
-
-/// One `.b8 1, 2, 3` / `.b32 label` line of a debug section.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SectionLine {
-    /// Element type (`.b8`, `.b16`, `.b32`, `.b64`).
-    pub ty: Type,
-    /// Values.
-    pub values: Vec<SectionValue>,
-}
-
-/// A value in a debug section.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum SectionValue {
-    /// A number.
-    Int(u64),
-    /// A label or section name, plus an offset.
-    Symbol {
-        /// The name as written.
-        name: String,
-        /// Offset.
-        offset: i64,
-    },
 }

@@ -9,6 +9,9 @@
 
 use serde::{Deserialize, Serialize};
 
+/// Re-exported where it used to live (it moved to [`crate::diagnostic`]).
+pub use crate::diagnostic::edit_distance;
+
 macro_rules! opcodes {
     ($($(#[$meta:meta])* $variant:ident = $text:literal,)*) => {
         /// A PTX instruction name.
@@ -173,6 +176,8 @@ opcodes! {
     CvtPack = "cvt.pack",
     /// `mapa`.
     Mapa = "mapa",
+    /// `createpolicy`: builds an L2 cache policy for `.L2::cache_hint` accesses.
+    Createpolicy = "createpolicy",
     /// `getctarank`.
     Getctarank = "getctarank",
     /// `cp.async`.
@@ -310,9 +315,20 @@ opcodes! {
     Stackrestore = "stackrestore",
 }
 
-/// PTX instruction names RegLab knows exist but does not model; the parser reports them as
-/// unsupported (an error naming them), never as unknown or silently skipped.
-pub const UNSUPPORTED: &[&str] = &[
+macro_rules! unsupported {
+    ($($name:literal,)*) => {
+        /// PTX instruction names RegLab knows exist but does not model; the parser reports them as
+        /// unsupported (an error naming them), never as unknown or silently skipped.
+        pub const UNSUPPORTED: &[&str] = &[$($name,)*];
+
+        /// True if `name` is in [`UNSUPPORTED`] (a `match`, cheap enough for every instruction).
+        pub fn is_unsupported(name: &str) -> bool {
+            matches!(name, $($name)|*)
+        }
+    };
+}
+
+unsupported! {
     "vadd",
     "vsub",
     "vabsdiff",
@@ -349,7 +365,6 @@ pub const UNSUPPORTED: &[&str] = &[
     "st.bulk",
     "tensormap.replace",
     "tensormap.cp_fenceproxy",
-    "createpolicy",
     "applypriority",
     "discard",
     "istypep",
@@ -369,7 +384,7 @@ pub const UNSUPPORTED: &[&str] = &[
     "tcgen05.fence",
     "wgmma.mma_async.sp",
     "mma.sp::ordered_metadata",
-];
+}
 
 impl Opcode {
     /// True for instructions that end a basic block: the next instruction is not (or not only)
@@ -440,31 +455,12 @@ impl Opcode {
 pub fn suggest(name: &str) -> Option<&'static str> {
     let mut best: Option<(usize, &'static str)> = None;
     for op in Opcode::ALL {
-        let d = edit_distance(name, op.name());
+        let d = crate::diagnostic::edit_distance(name, op.name());
         if best.is_none_or(|(bd, _)| d < bd) {
             best = Some((d, op.name()));
         }
     }
     best.filter(|(d, cand)| *d <= 2.max(cand.len() / 3)).map(|(_, n)| n)
-}
-
-/// Levenshtein distance over bytes (names are ASCII), bounded to short inputs.
-pub fn edit_distance(a: &str, b: &str) -> usize {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() > 64 || b.len() > 64 {
-        return a.len().max(b.len());
-    }
-    let mut prev: alloc::vec::Vec<usize> = (0..=b.len()).collect();
-    let mut cur = alloc::vec![0; b.len() + 1];
-    for (i, &ca) in a.iter().enumerate() {
-        cur[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let cost = usize::from(!ca.eq_ignore_ascii_case(&cb));
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        core::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
 }
 
 #[cfg(test)]
@@ -474,6 +470,7 @@ mod tests {
     #[test]
     fn names_round_trip() {
         for op in Opcode::ALL {
+            assert!(!UNSUPPORTED.contains(&op.name()), "{} is both supported and unsupported", op.name());
             assert_eq!(Opcode::from_name(op.name()), Some(*op));
             assert!(op.name().split('.').count() <= Opcode::max_name_words());
         }

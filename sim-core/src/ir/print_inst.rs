@@ -9,11 +9,11 @@
 use alloc::string::String;
 use core::fmt::{self, Write};
 
-use super::inst::{Address, AddressBase, Imm, Inst, Operand, SpecialReg, Symbol};
+use super::inst::{Address, AddressBase, Imm, Inst, Operand, SchemeOperand, Symbol};
 use super::modifiers::Modifiers;
 use super::module::{Body, Function, Module};
 use super::opcode::Opcode;
-use super::types::Type;
+pub use super::special::{special_name, special_type, write_special};
 
 /// What names in an instruction refer to: its module, function and body.
 #[derive(Clone, Copy)]
@@ -43,14 +43,46 @@ impl Names<'_> {
 
 /// Writes `inst` (guard, opcode, modifiers, types, operands, no `;`).
 pub fn write_inst(out: &mut dyn Write, names: &Names<'_>, inst: &Inst) -> fmt::Result {
+    write_inst_naming(out, names, inst, None)
+}
+
+/// The operand of `inst` that is a `.branchtargets` list (`brx.idx`) or a `.calltargets` list (an
+/// indirect `call`): its index, and whether it lists functions.
+pub fn target_list_operand(inst: &Inst) -> Option<(usize, bool)> {
+    let ops = &inst.operands;
+    match inst.opcode {
+        Opcode::BrxIdx => matches!(ops.get(1), Some(Operand::List(_))).then_some((1, false)),
+        Opcode::Call => {
+            let target = usize::from(matches!(ops.first(), Some(Operand::List(_))));
+            let at = target + 2;
+            (ops.len() == at + 1 && matches!(ops.get(at), Some(Operand::List(_)))).then_some((at, true))
+        }
+        _ => None,
+    }
+}
+
+/// Writes `inst` with operand `rename.0` written as the name `rename.1` (a target list declared
+/// just before the instruction).
+pub fn write_inst_naming(
+    out: &mut dyn Write,
+    names: &Names<'_>,
+    inst: &Inst,
+    rename: Option<(usize, &str)>,
+) -> fmt::Result {
     if let Some(g) = inst.guard {
         let reg = names.body.regs.get(g.reg).map_or("<invalid>", |r| r.name.as_str());
         write!(out, "@{}{} ", if g.negated { "!" } else { "" }, reg)?;
     }
+    if let Some((position, inner)) = super::scheme::composite_part(inst) {
+        return super::scheme::write_composite(out, names, inst, position, inner);
+    }
     write_opcode(out, inst)?;
     for (i, op) in inst.operands.iter().enumerate() {
         out.write_str(if i == 0 { " " } else { ", " })?;
-        write_operand(out, names, op)?;
+        match rename {
+            Some((at, name)) if at == i => out.write_str(name)?,
+            _ => write_operand(out, names, op)?,
+        }
     }
     Ok(())
 }
@@ -91,6 +123,8 @@ impl Words<'_, '_> {
         self.flag(self.m.aligned, ".aligned")
     }
     fn sem_scope(&mut self) -> fmt::Result {
+        self.flag(self.m.mmio, ".mmio")?;
+        self.flag(self.m.mbarrier_init, ".mbarrier_init")?;
         self.opt(self.m.sem)?;
         self.opt(self.m.scope)
     }
@@ -99,6 +133,7 @@ impl Words<'_, '_> {
         let m = *self.m;
         self.opt(m.rounding)?;
         self.opt(m.precision)?;
+        self.flag(m.oob, ".oob")?;
         self.flag(m.ftz, ".ftz")?;
         self.flag(m.relu, ".relu")?;
         self.flag(m.sat, ".sat")?;
@@ -143,6 +178,14 @@ fn modifier_words(w: &mut Words<'_, '_>, inst: &Inst) -> fmt::Result {
             w.opt(m.space)?;
             w.opt(m.level)?;
             w.memory_hints()
+        }
+        Createpolicy => {
+            w.opt(m.policy)?;
+            w.opt(m.space)?;
+            w.opt(m.l2_eviction)?;
+            w.opt(m.l2_eviction_secondary)?;
+            w.opt(m.level)?;
+            w.types(inst)
         }
         Cvta | Isspacep | Mapa | Getctarank => {
             w.flag(m.to_space, ".to")?;
@@ -344,6 +387,18 @@ pub fn write_operand(out: &mut dyn Write, names: &Names<'_>, op: &Operand) -> fm
             out.write_str("]")
         }
         Operand::Prototype(p) => out.write_str(names.body.prototypes.get(*p).map_or("<invalid>", |p| p.name.as_str())),
+        Operand::Scheme(s) => match &**s {
+            SchemeOperand::Memory(m) => {
+                out.write_str(m.prefix())?;
+                write_address(out, names, &m.address)
+            }
+            SchemeOperand::Composite(inner) => {
+                out.write_str("(")?;
+                write_inst(out, names, inner)?;
+                out.write_str(")")
+            }
+            SchemeOperand::Crf => out.write_str("%crf"),
+        },
     }
 }
 
@@ -380,89 +435,15 @@ fn write_address(out: &mut dyn Write, names: &Names<'_>, a: &Address) -> fmt::Re
     out.write_str("]")
 }
 
-/// Writes an immediate: integers in decimal (negative if the top bit is set), floats by their
-/// exact bits (`0f3F800000`, `0d3FF0000000000000`).
+/// Writes an immediate: integers in decimal up to 65535, larger ones in hex (masks read better),
+/// negative if the top bit is set; floats by their exact bits (`0f3F800000`,
+/// `0d3FF0000000000000`).
 pub fn write_imm(out: &mut dyn Write, imm: Imm) -> fmt::Result {
     match imm {
         Imm::Int(v) if (v as i64) < 0 => write!(out, "{}", v as i64),
+        Imm::Int(v) if v > 0xFFFF => write!(out, "0x{v:X}"),
         Imm::Int(v) => write!(out, "{v}"),
         Imm::F32(bits) => write!(out, "0f{bits:08X}"),
         Imm::F64(bits) => write!(out, "0d{bits:016X}"),
-    }
-}
-
-/// Writes a special register (`%tid.x`, `%laneid`, `%envreg3`).
-pub fn write_special(out: &mut dyn Write, s: SpecialReg) -> fmt::Result {
-    use SpecialReg::*;
-    let (name, dim) = match s {
-        Tid(d) => ("%tid", Some(d)),
-        Ntid(d) => ("%ntid", Some(d)),
-        Ctaid(d) => ("%ctaid", Some(d)),
-        Nctaid(d) => ("%nctaid", Some(d)),
-        Clusterid(d) => ("%clusterid", Some(d)),
-        Nclusterid(d) => ("%nclusterid", Some(d)),
-        ClusterCtaid(d) => ("%cluster_ctaid", Some(d)),
-        ClusterNctaid(d) => ("%cluster_nctaid", Some(d)),
-        Envreg(n) => return write!(out, "%envreg{n}"),
-        Pm(n) => return write!(out, "%pm{n}"),
-        Pm64(n) => return write!(out, "%pm{n}_64"),
-        other => (special_name(other), None),
-    };
-    out.write_str(name)?;
-    if let Some(d) = dim {
-        out.write_str(d.as_str())?;
-    }
-    Ok(())
-}
-
-/// The name of a special register without dimension or number.
-pub fn special_name(s: SpecialReg) -> &'static str {
-    use SpecialReg::*;
-    match s {
-        Tid(_) => "%tid",
-        Ntid(_) => "%ntid",
-        Ctaid(_) => "%ctaid",
-        Nctaid(_) => "%nctaid",
-        Clusterid(_) => "%clusterid",
-        Nclusterid(_) => "%nclusterid",
-        ClusterCtaid(_) => "%cluster_ctaid",
-        ClusterNctaid(_) => "%cluster_nctaid",
-        ClusterCtarank => "%cluster_ctarank",
-        ClusterNctarank => "%cluster_nctarank",
-        IsExplicitCluster => "%is_explicit_cluster",
-        Laneid => "%laneid",
-        Warpid => "%warpid",
-        Nwarpid => "%nwarpid",
-        Smid => "%smid",
-        Nsmid => "%nsmid",
-        Gridid => "%gridid",
-        LanemaskEq => "%lanemask_eq",
-        LanemaskLe => "%lanemask_le",
-        LanemaskLt => "%lanemask_lt",
-        LanemaskGe => "%lanemask_ge",
-        LanemaskGt => "%lanemask_gt",
-        Clock => "%clock",
-        ClockHi => "%clock_hi",
-        Clock64 => "%clock64",
-        Globaltimer => "%globaltimer",
-        GlobaltimerLo => "%globaltimer_lo",
-        GlobaltimerHi => "%globaltimer_hi",
-        Envreg(_) => "%envreg",
-        Pm(_) | Pm64(_) => "%pm",
-        TotalSmemSize => "%total_smem_size",
-        AggrSmemSize => "%aggr_smem_size",
-        DynamicSmemSize => "%dynamic_smem_size",
-        CurrentGraphExec => "%current_graph_exec",
-        WarpSz => "WARP_SZ",
-    }
-}
-
-/// The natural type of a special register's value (what `mov` reads).
-pub fn special_type(s: SpecialReg) -> Type {
-    use SpecialReg::*;
-    match s {
-        Clock64 | Globaltimer | Pm64(_) | CurrentGraphExec => Type::U64,
-        IsExplicitCluster => Type::Pred,
-        _ => Type::U32,
     }
 }

@@ -5,12 +5,12 @@
 //! ld.shared.v2.f32 ...;      // StateSpace::Shared, VecWidth::V2, Type::F32
 //! ```
 
-use serde::{Deserialize, Serialize};
-
 macro_rules! keyword_enum {
     ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $text:literal,)* }) => {
         $(#[$meta])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        #[derive(
+            Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+        )]
         pub enum $name {
             $($(#[$vmeta])* $variant,)*
         }

@@ -19,7 +19,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::inst::{AddressBase, Operand, Symbol};
+use super::inst::{AddressBase, Operand, SchemeOperand, Symbol};
 use super::module::{Body, Function, Module};
 use super::print_inst::Names;
 use super::verify_operands::check_operands;
@@ -49,10 +49,12 @@ impl<'m> Verifier<'m> {
             // Operand checks index through the handles the structure check found broken.
             return;
         }
+        super::scheme::check_crf_reads(body, &mut self.diags);
         let names = Names { module: self.module, func, body };
         for (h, inst) in body.insts.iter() {
             let at = body.inst_spans.get(h);
-            check_operands(&names, inst, at, &mut self.diags);
+            let operand_at = |i: usize| body.operand_spans.get(h.index(), i).unwrap_or(at);
+            check_operands(&names, inst, at, &operand_at, &mut self.diags);
         }
     }
 
@@ -100,6 +102,10 @@ impl<'m> Verifier<'m> {
         }
         if let Some(i) = owner.iter().position(Option::is_none) {
             self.error(span, format!("instruction {i} of '{}' belongs to no block", func.name));
+        }
+        let reg_params = func.returns.iter().chain(&func.params).filter(|p| p.space == super::StateSpace::Reg).count();
+        if body.param_regs.len() != reg_params || body.param_regs.iter().any(|r| !body.regs.contains(*r)) {
+            self.error(span, format!("'{}' does not map each .reg parameter to one register", func.name));
         }
         if body.locs.len() != body.insts.len() {
             self.error(
@@ -159,6 +165,18 @@ impl<'m> Verifier<'m> {
                 true
             }
             Operand::Prototype(p) => body.prototypes.contains(*p),
+            Operand::Scheme(s) => match &**s {
+                SchemeOperand::Memory(m) => match m.address.base {
+                    AddressBase::Reg(r) => body.regs.contains(r),
+                    AddressBase::Symbol(s) => self.symbol_ok(func, body, s),
+                    AddressBase::Absolute => true,
+                },
+                SchemeOperand::Composite(inner) => {
+                    inner.operands.iter().for_each(|o| self.handles(func, body, o, at));
+                    true
+                }
+                SchemeOperand::Crf => true,
+            },
             Operand::Imm(_) | Operand::Special(_) | Operand::Sink => true,
         };
         if !ok {
@@ -175,5 +193,78 @@ impl<'m> Verifier<'m> {
             Symbol::Function(h) => self.module.functions.contains(h),
             Symbol::External(i) => (i as usize) < self.module.externals.len(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use alloc::string::String;
+    use alloc::vec::Vec;
+
+    use super::verify;
+    use crate::ir::{Body, Handle, Module, Operand};
+
+    fn compiled() -> Module {
+        let src = ".version 7.0\n.target sm_80\n.address_size 64\n.entry k() {\n.reg .b32 %r<3>;\n\
+                   mov.u32 %r1, 1;\nadd.u32 %r2, %r1, %r1;\nret;\n}\n";
+        crate::ptx::compile(src).unwrap_or_default()
+    }
+
+    /// The verifier's messages after `edit` changed the body of the kernel.
+    fn problems(edit: impl FnOnce(&mut Body)) -> Vec<String> {
+        let mut m = compiled();
+        assert!(verify(&m).is_empty());
+        if let Some(body) = m.functions.get_mut(Handle::from_index(0)).and_then(|f| f.body.as_mut()) {
+            edit(body);
+        }
+        verify(&m).into_iter().map(|d| d.message).collect()
+    }
+
+    #[test]
+    fn a_terminator_must_end_its_block() {
+        let found = problems(|b| {
+            if let Some(block) = b.blocks.get_mut(Handle::from_index(0)) {
+                block.insts.rotate_right(1);
+            }
+        });
+        assert!(found.iter().any(|m| m.contains("must end its basic block")), "{found:?}");
+    }
+
+    #[test]
+    fn instructions_belong_to_exactly_one_block() {
+        let found = problems(|b| {
+            if let Some(block) = b.blocks.get_mut(Handle::from_index(0)) {
+                let first = block.insts[0];
+                block.insts.insert(1, first);
+                block.insts.pop();
+            }
+        });
+        assert!(found.iter().any(|m| m.contains("listed in two places")), "{found:?}");
+        assert!(found.iter().any(|m| m.contains("belongs to no block")), "{found:?}");
+    }
+
+    #[test]
+    fn handles_and_names_are_checked() {
+        let found = problems(|b| {
+            if let Some(inst) = b.insts.get_mut(Handle::from_index(0)) {
+                inst.operands[0] = Operand::Reg(Handle::from_index(99));
+            }
+            if let Some(reg) = b.regs.get_mut(Handle::from_index(2)) {
+                reg.name = "%r1".into();
+            }
+        });
+        assert!(found.iter().any(|m| m.contains("does not exist")), "{found:?}");
+        assert!(found.iter().any(|m| m.contains("used twice")), "{found:?}");
+    }
+
+    #[test]
+    fn operand_rules_apply_to_transformed_ir() {
+        let found = problems(|b| {
+            if let Some(inst) = b.insts.get_mut(Handle::from_index(1)) {
+                inst.guard = Some(crate::ir::Guard { reg: Handle::from_index(1), negated: false });
+                inst.operands.pop();
+            }
+        });
+        assert!(found.iter().any(|m| m.contains("not a .pred register")), "{found:?}");
     }
 }

@@ -12,7 +12,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::inst::{Imm, Inst, Operand, Symbol};
+use super::inst::{Imm, Inst, Operand, SchemeOperand, Symbol};
 use super::modifiers::{MulMode, VoteMode};
 use super::opcode::Opcode;
 use super::print_inst::{write_opcode, Names};
@@ -26,22 +26,51 @@ enum Want {
     Any,
     /// A predicate register (or a `!%p`).
     Pred,
-    /// A register of exactly this many bits, or an immediate that fits.
-    Exact(u32),
-    /// A register of at least this many bits, or an immediate that fits.
-    AtLeast(u32),
+    /// A register of exactly this many bits, or an immediate of this type that fits.
+    Exact(u32, Type),
+    /// A register of at least this many bits, or an immediate of this type that fits.
+    AtLeast(u32, Type),
+}
+
+/// PTX's type-compatibility rule for a register of type `reg` in an operand of type `ty` (sizes
+/// are checked separately): bit types go with anything, signed and unsigned integers with each
+/// other, floating-point types only with the same floating-point type.
+fn kinds_compatible(reg: Type, ty: Type) -> bool {
+    reg.is_bits() || ty.is_bits() || reg == ty || (reg.is_integer() && ty.is_integer())
+}
+
+/// Whether an immediate of kind `imm` may stand for a value of type `ty` (what ptxas accepts):
+/// float literals for `.f32`/`.f64` (converted to that precision) and as raw bits for `.b32`
+/// (`0f`) and `.b64` (`0d` or decimal); integers for integer, bit and predicate types.
+fn imm_allowed(imm: Imm, ty: Type) -> bool {
+    match imm {
+        Imm::Int(_) => ty.is_integer() || ty == Type::Pred,
+        Imm::F32(_) => matches!(ty, Type::F32 | Type::F64 | Type::B32),
+        Imm::F64(_) => matches!(ty, Type::F32 | Type::F64 | Type::B64),
+    }
 }
 
 struct Checker<'a, 'n> {
     names: &'a Names<'n>,
     inst: &'a Inst,
     at: Span,
+    operand_at: &'a dyn Fn(usize) -> Span,
     diags: &'a mut Vec<Diagnostic>,
 }
 
-/// Checks the operands of `inst` (located at `at`), appending problems to `diags`.
-pub fn check_operands(names: &Names<'_>, inst: &Inst, at: Span, diags: &mut Vec<Diagnostic>) {
-    let mut c = Checker { names, inst, at, diags };
+/// Checks the operands of `inst` (located at `at`, operand `i` at `operand_at(i)`), appending
+/// problems to `diags`.
+pub fn check_operands(
+    names: &Names<'_>,
+    inst: &Inst,
+    at: Span,
+    operand_at: &dyn Fn(usize) -> Span,
+    diags: &mut Vec<Diagnostic>,
+) {
+    for problem in super::verify_types::type_problems(inst) {
+        diags.push(Diagnostic::error(at, problem));
+    }
+    let mut c = Checker { names, inst, at, operand_at, diags };
     c.guard();
     c.destinations();
     c.shapes();
@@ -49,10 +78,12 @@ pub fn check_operands(names: &Names<'_>, inst: &Inst, at: Span, diags: &mut Vec<
     if inst.opcode == Opcode::Call {
         c.call();
     }
+    super::scheme::check_operands(inst, at, c.diags);
 }
 
-fn bits(t: Option<Type>) -> u32 {
-    t.map_or(0, Type::bits)
+/// The type of the value a composite producer computes (the destination type of a `cvt`).
+fn composite_result_type(inner: &Inst) -> Option<Type> {
+    inner.types.first()
 }
 
 /// Whether integer `v` (64-bit two's complement) fits in `b` bits, signed or unsigned.
@@ -70,6 +101,11 @@ impl Checker<'_, '_> {
 
     fn error(&mut self, message: String) {
         self.diags.push(Diagnostic::error(self.at, message));
+    }
+
+    /// An error about operand `i` (0-based), placed at that operand.
+    fn error_at(&mut self, i: usize, message: String) {
+        self.diags.push(Diagnostic::error((self.operand_at)(i), message));
     }
 
     fn reg_type(&self, op: &Operand) -> Option<Type> {
@@ -98,7 +134,7 @@ impl Checker<'_, '_> {
             };
             if !writable {
                 let op = self.opname();
-                self.error(format!("operand {} of '{op}' is written, so it must be a register", i + 1));
+                self.error_at(i, format!("operand {} of '{op}' is written, so it must be a register", i + 1));
             }
         }
     }
@@ -115,19 +151,27 @@ impl Checker<'_, '_> {
         for &i in address_at {
             if self.inst.operands.get(i).is_some_and(|o| !matches!(o, Operand::Address(_))) {
                 let op = self.opname();
-                self.error(format!("operand {} of '{op}' must be an address in [ ]", i + 1));
+                self.error_at(i, format!("operand {} of '{op}' must be an address in [ ]", i + 1));
             }
         }
         if self.inst.opcode == Bra && !matches!(self.inst.operands.first(), Some(Operand::Label(_))) {
-            self.error("'bra' needs a label".into());
+            self.error_at(0, "'bra' needs a label".into());
         }
-        let data = match self.inst.opcode {
-            Ld | Ldu | Atom => self.inst.operands.first(),
-            St | Red => self.inst.operands.get(1),
-            Tex | Tld4 | Suld => self.inst.operands.first(),
-            _ => None,
+        if self.inst.opcode == BrxIdx {
+            let labels = match self.inst.operands.get(1) {
+                Some(Operand::List(items)) => !items.is_empty() && items.iter().all(|o| matches!(o, Operand::Label(_))),
+                _ => false,
+            };
+            if !labels {
+                self.error_at(1, "'brx.idx' needs a .branchtargets list of labels".into());
+            }
+        }
+        let data_at = match self.inst.opcode {
+            Ld | Ldu | Atom | Tex | Tld4 | Suld => 0,
+            St | Red => 1,
+            _ => usize::MAX,
         };
-        if let Some(op) = data {
+        if let Some(op) = self.inst.operands.get(data_at) {
             let want = self.inst.mods.vec.map_or(1, |v| v.len());
             let got = match op {
                 Operand::Vector(items) => items.len(),
@@ -136,50 +180,50 @@ impl Checker<'_, '_> {
             let lenient = matches!(self.inst.opcode, Tex | Tld4 | Suld) && self.inst.mods.vec.is_none();
             if got != want && !lenient {
                 let op = self.opname();
-                self.error(format!("'{op}' moves {want} element(s), but the operand has {got}"));
+                self.error_at(data_at, format!("'{op}' moves {want} element(s), but the operand has {got}"));
             }
         }
     }
 
     fn wants(&self) -> Vec<Want> {
         use Opcode::*;
-        use Want::*;
-        let t = bits(self.inst.types.first());
-        let t1 = bits(self.inst.types.get(1));
-        let wide = self.inst.mods.mul_mode == Some(MulMode::Wide);
+        use Want::{Any, AtLeast, Pred};
+        let ty = self.inst.types.first().unwrap_or(Type::B32);
+        let ty1 = self.inst.types.get(1).unwrap_or(ty);
+        let exact = |t: Type| Want::Exact(t.bits(), t);
+        let (t, t1, u32_) = (exact(ty), exact(ty1), exact(Type::U32));
+        let wide = Want::Exact(2 * ty.bits(), ty);
+        let at_least = AtLeast(ty.bits(), ty);
+        let at_least1 = AtLeast(ty1.bits(), ty1);
         match self.inst.opcode {
-            Add | Sub | Min | Max | Rem | Div | Copysign | Addc | Subc | Mul24 | And | Or | Xor => {
-                alloc::vec![Exact(t); 3]
-            }
-            Mul if wide => alloc::vec![Exact(2 * t), Exact(t), Exact(t)],
-            Mul => alloc::vec![Exact(t); 3],
-            Mad | Madc if wide => alloc::vec![Exact(2 * t), Exact(t), Exact(t), Exact(2 * t)],
-            Mad | Madc | Mad24 | Sad | Fma => alloc::vec![Exact(t); 4],
-            Abs | Neg | Not | Cnot | Brev | Rcp | Sqrt | Rsqrt | Sin | Cos | Lg2 | Ex2 | Tanh => {
-                alloc::vec![Exact(t); 2]
-            }
-            Popc | Clz | Bfind => alloc::vec![Exact(32), Exact(t)],
-            Shl | Shr => alloc::vec![Exact(t), Exact(t), Exact(32)],
-            Bfe => alloc::vec![Exact(t), Exact(t), Exact(32), Exact(32)],
-            Bfi => alloc::vec![Exact(t), Exact(t), Exact(t), Exact(32), Exact(32)],
-            Setp => alloc::vec![Pred, Exact(t), Exact(t), Pred],
-            Set => alloc::vec![Exact(t), Exact(t1), Exact(t1), Pred],
-            Selp => alloc::vec![Exact(t), Exact(t), Exact(t), Pred],
-            Slct => alloc::vec![Exact(t), Exact(t), Exact(t), Exact(t1)],
-            Testp => alloc::vec![Pred, Exact(t)],
-            Cvt => alloc::vec![AtLeast(t), AtLeast(t1), AtLeast(t1)],
-            Cvta => alloc::vec![Exact(t), Exact(t)],
+            Add | Sub | Min | Max | Rem | Div | Copysign | Addc | Subc | Mul24 | And | Or | Xor => alloc::vec![t; 3],
+            Mul if self.inst.mods.mul_mode == Some(MulMode::Wide) => alloc::vec![wide, t, t],
+            Mul => alloc::vec![t; 3],
+            Mad | Madc if self.inst.mods.mul_mode == Some(MulMode::Wide) => alloc::vec![wide, t, t, wide],
+            Mad | Madc | Mad24 | Sad | Fma => alloc::vec![t; 4],
+            Abs | Neg | Not | Cnot | Brev | Rcp | Sqrt | Rsqrt | Sin | Cos | Lg2 | Ex2 | Tanh => alloc::vec![t; 2],
+            Popc | Clz | Bfind => alloc::vec![u32_, t],
+            Shl | Shr => alloc::vec![t, t, u32_],
+            Bfe => alloc::vec![t, t, u32_, u32_],
+            Bfi => alloc::vec![t, t, t, u32_, u32_],
+            Setp => alloc::vec![Pred, t, t, Pred],
+            Set => alloc::vec![t, t1, t1, Pred],
+            Selp => alloc::vec![t, t, t, Pred],
+            Slct => alloc::vec![t, t, t, t1],
+            Testp => alloc::vec![Pred, t],
+            Cvt => alloc::vec![at_least, at_least1, at_least1],
+            Cvta => alloc::vec![t, t],
             Isspacep => alloc::vec![Pred, Any],
-            Ld | Ldu => alloc::vec![AtLeast(t), Any, Any],
-            St => alloc::vec![Any, AtLeast(t), Any],
-            Atom => alloc::vec![AtLeast(t), Any, AtLeast(t), AtLeast(t), Any],
-            Red => alloc::vec![Any, AtLeast(t), Any],
-            Vote if self.inst.mods.vote == Some(VoteMode::Ballot) => alloc::vec![Exact(32), Pred, Exact(32)],
-            Vote => alloc::vec![Pred, Pred, Exact(32)],
-            Shfl => alloc::vec![Exact(t), Exact(t), Exact(32), Exact(32), Exact(32)],
-            Prmt | Dp4a | Dp2a | Shf => alloc::vec![Exact(32); 4],
-            Lop3 => alloc::vec![Exact(t), Exact(t), Exact(t), Exact(t), Any, Pred],
-            Activemask => alloc::vec![Exact(32)],
+            Ld | Ldu => alloc::vec![at_least, Any, Any],
+            St => alloc::vec![Any, at_least, Any],
+            Atom => alloc::vec![at_least, Any, at_least, at_least, Any],
+            Red => alloc::vec![Any, at_least, Any],
+            Vote if self.inst.mods.vote == Some(VoteMode::Ballot) => alloc::vec![u32_, Pred, u32_],
+            Vote => alloc::vec![Pred, Pred, u32_],
+            Shfl => alloc::vec![t, t, u32_, u32_, u32_],
+            Prmt | Dp4a | Dp2a | Shf => alloc::vec![u32_; 4],
+            Lop3 => alloc::vec![t, t, t, t, Any, Pred],
+            Activemask => alloc::vec![u32_],
             _ => Vec::new(),
         }
     }
@@ -207,34 +251,80 @@ impl Checker<'_, '_> {
                 let ok = match want {
                     Want::Any => true,
                     Want::Pred => ty == Type::Pred,
-                    Want::Exact(b) => ty.bits() == b,
-                    Want::AtLeast(b) => ty.bits() >= b && ty != Type::Pred || b <= 1 && ty == Type::Pred,
+                    Want::Exact(b, want_ty) => ty.bits() == b && kinds_compatible(ty, want_ty),
+                    Want::AtLeast(b, _) => ty.bits() >= b && ty != Type::Pred || b <= 1 && ty == Type::Pred,
                 };
                 if !ok {
-                    let expected = match want {
-                        Want::Pred => String::from("a .pred register"),
-                        Want::Exact(b) => format!("{b} bits"),
-                        Want::AtLeast(b) => format!("at least {b} bits"),
-                        Want::Any => String::new(),
-                    };
                     let op = self.opname();
-                    self.error(format!(
-                        "operand {} of '{op}' is a {}-bit {} register, expected {expected}",
-                        i + 1,
-                        ty.bits(),
-                        ty
-                    ));
+                    let message = match want {
+                        Want::Exact(b, want_ty) if ty.bits() == b => format!(
+                            "operand {} of '{op}' is a {ty} register, which {want_ty} does not accept (use a .b{b} or \
+                             {want_ty} register)",
+                            i + 1
+                        ),
+                        Want::Exact(b, _) => format!(
+                            "operand {} of '{op}' is a {}-bit {ty} register, expected {b} bits",
+                            i + 1,
+                            ty.bits()
+                        ),
+                        Want::AtLeast(b, _) => {
+                            format!(
+                                "operand {} of '{op}' is a {}-bit {ty} register, expected at least {b} bits",
+                                i + 1,
+                                ty.bits()
+                            )
+                        }
+                        Want::Pred | Want::Any => {
+                            format!("operand {} of '{op}' is a {ty} register, expected a .pred register", i + 1)
+                        }
+                    };
+                    self.error_at(i, message);
                 }
             }
-            Operand::Imm(Imm::Int(v)) => {
-                let b = match want {
-                    Want::Exact(b) | Want::AtLeast(b) => b,
-                    Want::Pred => 1,
-                    Want::Any => 64,
+            Operand::Scheme(s) => {
+                let ty = match &**s {
+                    SchemeOperand::Memory(m) => Some(m.ty),
+                    SchemeOperand::Composite(inner) => composite_result_type(inner),
+                    SchemeOperand::Crf => None,
                 };
-                if b > 0 && !int_fits(*v, b) {
+                let ok = match (ty, want) {
+                    (Some(t), Want::Exact(b, _)) => t.bits() == b,
+                    (Some(t), Want::AtLeast(b, _)) => t.bits() >= b,
+                    (Some(_), Want::Pred) => false,
+                    _ => true,
+                };
+                if !ok {
                     let op = self.opname();
-                    self.error(format!("immediate operand {} of '{op}' does not fit in {b} bits", i + 1));
+                    self.error(format!("operand {} of '{op}' has the wrong width", i + 1));
+                }
+            }
+            Operand::Imm(imm) => {
+                let (b, ty) = match want {
+                    Want::Exact(b, ty) | Want::AtLeast(b, ty) => (b, ty),
+                    Want::Pred => (1, Type::Pred),
+                    Want::Any => return,
+                };
+                let op = self.opname();
+                if !imm_allowed(*imm, ty) {
+                    let kind = if matches!(imm, Imm::Int(_)) { "an integer" } else { "a floating-point" };
+                    let message =
+                        format!("immediate operand {} of '{op}' is {kind} literal, which {ty} does not take", i + 1);
+                    let hint = match (imm, ty) {
+                        (Imm::Int(_), Type::F32 | Type::F64) => {
+                            "write a floating-point literal such as 1.0 or 0f3F800000"
+                        }
+                        (Imm::Int(_), _) => {
+                            "half-precision and packed types take no immediates; move the bits with mov.b16/.b32"
+                        }
+                        (_, Type::B32) => "a .b32 operand takes single-precision bits: 0f3F800000",
+                        (_, Type::B64) => "a .b64 operand takes double-precision bits: 0d3FF0000000000000",
+                        _ => "integer and half-precision types take integer literals (the bits) or none",
+                    };
+                    self.diags.push(Diagnostic::error((self.operand_at)(i), message).with_hint(hint));
+                } else if let Imm::Int(v) = imm {
+                    if !int_fits(*v, b) {
+                        self.error_at(i, format!("immediate operand {} of '{op}' does not fit in {b} bits", i + 1));
+                    }
                 }
             }
             _ => {}
@@ -243,7 +333,8 @@ impl Checker<'_, '_> {
 
     /// `mov`: scalar to scalar, or packing/unpacking a vector of the same total width.
     fn mov(&mut self) {
-        let t = bits(self.inst.types.first());
+        let ty = self.inst.types.first().unwrap_or(Type::B32);
+        let t = ty.bits();
         let total = |c: &Self, items: &[Operand]| -> u32 {
             items.iter().map(|o| c.reg_type(o).map_or(t / items.len().max(1) as u32, Type::bits)).sum()
         };
@@ -251,9 +342,9 @@ impl Checker<'_, '_> {
             match op {
                 Operand::Vector(items) if items.len() > 1 && total(self, items) != t => {
                     let op = self.opname();
-                    self.error(format!("the vector operand {} of '{op}' is not {t} bits wide", i + 1));
+                    self.error_at(i, format!("the vector operand {} of '{op}' is not {t} bits wide", i + 1));
                 }
-                Operand::Reg(_) | Operand::Imm(_) => self.check(i, op, Want::Exact(t)),
+                Operand::Reg(_) | Operand::Imm(_) => self.check(i, op, Want::Exact(t, ty)),
                 _ => {}
             }
         }

@@ -204,6 +204,15 @@ pub enum Statement<'a> {
     Pragma(Name<'a>),
     /// `name: .callprototype …;`.
     Prototype(PrototypeDecl<'a>),
+    /// `name: .branchtargets L1, L2;` or `name: .calltargets f, g;`.
+    Targets {
+        /// The label naming the list.
+        name: Name<'a>,
+        /// `.calltargets` (functions) rather than `.branchtargets` (labels).
+        calls: bool,
+        /// The labels or functions.
+        targets: Vec<Name<'a>>,
+    },
 }
 
 /// A call prototype declaration.

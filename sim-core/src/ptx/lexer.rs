@@ -126,6 +126,11 @@ impl Lexer<'_> {
                 self.eat_while(|c| c.is_ascii_whitespace() || c == 0x0b);
                 TokenKind::Whitespace
             }
+            // A UTF-8 byte-order mark (editors on Windows write one) is white space.
+            0xEF if self.peek(1) == 0xBB && self.peek(2) == 0xBF => {
+                self.pos += 3;
+                TokenKind::Whitespace
+            }
             b'/' if self.peek(1) == b'/' => {
                 self.eat_while(|c| c != b'\n');
                 TokenKind::Comment
@@ -191,8 +196,9 @@ impl Lexer<'_> {
     fn dot_word(&mut self) -> TokenKind {
         self.pos += 1;
         self.eat_while(is_ident_continue);
-        // Scope and qualifier suffixes: `.shared::cta`, `.L2::cache_hint`, `.mbarrier::complete_tx::bytes`.
-        while self.peek(0) == b':' && self.peek(1) == b':' && is_ident_start(self.peek(2)) {
+        // Scope and qualifier suffixes: `.shared::cta`, `.L2::cache_hint`, `.L2::256B`,
+        // `.mbarrier::complete_tx::bytes`.
+        while self.peek(0) == b':' && self.peek(1) == b':' && is_ident_continue(self.peek(2)) {
             self.pos += 2;
             self.eat_while(is_ident_continue);
         }
@@ -312,12 +318,18 @@ pub fn highlight(src: &str) -> Vec<(Span, HighlightClass)> {
     let mut out = Vec::with_capacity(tokens.len());
     let mut state = HighlightState::Start;
     let mut operand_braces = 0u32;
+    let mut at_line_start = true;
+    let mut prev_close_paren = false;
     for (i, tok) in tokens.iter().enumerate() {
         if tok.is_trivia() {
             let class = if tok.kind == TokenKind::Comment { HighlightClass::Comment } else { HighlightClass::Plain };
+            at_line_start |= tok.kind == TokenKind::Whitespace && tok.span.text(src).contains('\n');
             out.push((tok.span, class));
             continue;
         }
+        let line_start = core::mem::replace(&mut at_line_start, false);
+        let after_paren =
+            core::mem::replace(&mut prev_close_paren, tok.kind == TokenKind::Punct && tok.span.text(src) == ")");
         let text = tok.span.text(src);
         let next_is_colon = tokens[i + 1..]
             .iter()
@@ -333,6 +345,13 @@ pub fn highlight(src: &str) -> Vec<(Span, HighlightClass)> {
             (HighlightState::Start, TokenKind::Punct, ":") => (HighlightClass::Punct, HighlightState::Start),
             (HighlightState::Start, TokenKind::Ident, _) => (HighlightClass::Opcode, HighlightState::Modifiers),
             (HighlightState::Start, TokenKind::DotWord, _) => (HighlightClass::Directive, HighlightState::Operands),
+            // A function body: `{` opening a line or right after a parameter list.
+            (_, TokenKind::Punct, "{") if line_start || after_paren => (HighlightClass::Punct, HighlightState::Start),
+            // Directives without `;` (`.version 8.5`, `.target sm_75`) and `.param` lines of a
+            // parameter list: a dot word opening a line after operands starts a declaration.
+            (HighlightState::Operands, TokenKind::DotWord, _) if line_start => {
+                (HighlightClass::Directive, HighlightState::Operands)
+            }
             (HighlightState::Guard, TokenKind::Punct, "!") => (HighlightClass::Punct, HighlightState::Guard),
             (HighlightState::Guard, TokenKind::Register | TokenKind::Ident, _) => {
                 (HighlightClass::Label, HighlightState::Start)
@@ -491,6 +510,7 @@ mod tests {
             assert_eq!(pos, src.len(), "{src:?}");
         }
         assert_eq!(tokenize("/* open")[0].kind, TokenKind::Error);
+        assert_eq!(tokenize("\u{FEFF}.version")[0].kind, TokenKind::Whitespace);
         assert_eq!(tokenize("12abc")[0].kind, TokenKind::Error);
     }
 
@@ -512,5 +532,19 @@ mod tests {
         assert!(classes.contains(&(".s32", Modifier)));
         assert!(classes.contains(&("// loop", Comment)));
         assert!(classes.contains(&("1", Number)));
+    }
+
+    #[test]
+    fn directives_without_semicolons_still_start_lines() {
+        let src = ".version 8.5\n.target sm_75\n.visible .entry k(\n\t.param .u64 a\n)\n{ ld.global.u32 %r1, [a]; }\n.entry j() { ret; }";
+        let classes: Vec<(&str, HighlightClass)> = highlight(src).into_iter().map(|(s, c)| (s.text(src), c)).collect();
+        use HighlightClass::*;
+        for directive in [".version", ".target", ".visible", ".param"] {
+            assert!(classes.contains(&(directive, Directive)), "{directive}: {classes:?}");
+        }
+        assert!(classes.contains(&(".global", Modifier)));
+        // Function bodies start statements, whether `{` opens a line or follows `)`.
+        assert!(classes.contains(&("ld", Opcode)), "{classes:?}");
+        assert!(classes.contains(&("ret", Opcode)), "{classes:?}");
     }
 }

@@ -10,7 +10,7 @@
 //! [`lexer`] turns text into tokens (it never fails: bad characters become error tokens) and also
 //! classifies them for syntax highlighting, so the web editor highlights exactly what the parser
 //! sees. [`parser`] builds the [`ast`], reporting every error with a span and recovering at `;` and
-//! `}`. [`lower`] resolves names and decodes modifiers into the [`ir`](crate::ir). [`emit`] writes
+//! `}`. [`lower()`] resolves names and decodes modifiers into the [`ir`]. [`emit`] writes
 //! the IR back as PTX that parses to the same IR.
 //!
 //! The usual entry points are [`compile`] (text → verified IR or diagnostics) and [`check`] (the

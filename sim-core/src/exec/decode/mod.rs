@@ -8,6 +8,8 @@
 //! // frame of f: buf at 0, x at 16, r at 20; frame_bytes 24
 //! ```
 
+mod control;
+mod memory;
 mod operand;
 mod ops;
 
@@ -19,7 +21,7 @@ use super::image::{var_align, var_size, ModuleImage, VarKey};
 use super::program::{CallValue, DInst, Dst, FuncCode, Program};
 use crate::analysis::{Cfg, PostDominators};
 use crate::ir::print_inst::{write_inst, Names};
-use crate::ir::{Function, Handle, Module, Operand, Param, StateSpace, Symbol, Type, Var};
+use crate::ir::{Body, Function, Handle, Module, Operand, Param, StateSpace, Symbol, Type, Var};
 
 /// The register slot of an IR register.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -198,6 +200,37 @@ fn frame_of(func: &Function, slots: &[Slot]) -> (BTreeMap<Handle<Var>, u64>, Vec
     (frame, params, returns, align_up(end, 16))
 }
 
+/// The first PC of each block, each block's reconvergence PC (its immediate post-dominator's first
+/// PC, or the exit PC), and the exit PC.
+fn control_points(func: &Function, body: &Body) -> (Vec<u32>, Vec<u32>, u32) {
+    let mut block_pc = Vec::with_capacity(body.blocks.len());
+    let mut pc = 0u32;
+    for b in body.blocks.values() {
+        block_pc.push(pc);
+        pc += b.insts.len() as u32;
+    }
+    let pdom = PostDominators::compute(&Cfg::compute(func));
+    let reconv = body
+        .blocks
+        .handles()
+        .map(|b| pdom.reconvergence_point(b).and_then(|p| block_pc.get(p.index()).copied()).unwrap_or(pc))
+        .collect();
+    (block_pc, reconv, pc)
+}
+
+/// The PTX text of every instruction (for error messages).
+fn texts(module: &Module, func: &Function, body: &Body) -> Vec<String> {
+    let names = Names { module, func, body };
+    body.insts
+        .values()
+        .map(|i| {
+            let mut s = String::new();
+            let _ = write_inst(&mut s, &names, i);
+            s
+        })
+        .collect()
+}
+
 fn decode_function(
     module: &Module,
     image: &ModuleImage,
@@ -221,19 +254,7 @@ fn decode_function(
         texts: Vec::new(),
     };
     let Some(body) = &func.body else { return out };
-    let mut block_pc = Vec::with_capacity(body.blocks.len());
-    let mut pc = 0u32;
-    for b in body.blocks.values() {
-        block_pc.push(pc);
-        pc += b.insts.len() as u32;
-    }
-    let cfg = Cfg::compute(func);
-    let pdom = PostDominators::compute(&cfg);
-    let reconv = body
-        .blocks
-        .handles()
-        .map(|b| pdom.reconvergence_point(b).and_then(|p| block_pc.get(p.index()).copied()).unwrap_or(pc))
-        .collect();
+    let (block_pc, reconv, pc) = control_points(func, body);
     let cx = FnCx {
         module,
         image,
@@ -250,16 +271,7 @@ fn decode_function(
         exit_pc: pc,
         func_index,
     };
-    let names = Names { module, func, body };
-    out.texts = body
-        .insts
-        .values()
-        .map(|i| {
-            let mut s = String::new();
-            let _ = write_inst(&mut s, &names, i);
-            s
-        })
-        .collect();
+    out.texts = texts(module, func, body);
     for (bi, b) in body.blocks.values().enumerate() {
         for &h in &b.insts {
             let Some(inst) = body.insts.get(h) else { continue };

@@ -7,19 +7,15 @@
 //! tex.2d.v4.f32.f32 {..}, [tex, {..}]; // Op::Unsupported("texture ... need texture hardware")
 //! ```
 
-use alloc::boxed::Box;
 use alloc::format;
 use alloc::string::String;
 
-use super::operand::space_of;
 use super::FnCx;
-use crate::exec::program::{BarKind, CallTarget, CarryOp, CmpTy, Dst, FMode, FTy, FloatOp, IntOp, IntTy, Op, Src};
+use crate::exec::program::{CarryOp, CmpTy, Dst, FMode, FTy, FloatOp, IntOp, IntTy, Op, Src};
 use crate::exec::semantics::round::Mode;
-use crate::ir::{
-    BarMode, FunnelMode, Inst, Layout, MatchMode, MulMode, Opcode, Operand, Rounding, ShiftDir, Symbol, Type,
-};
+use crate::ir::{FunnelMode, Inst, MulMode, Opcode, Operand, Rounding, ShiftDir, Type};
 
-type R<T> = Result<T, String>;
+pub(super) type R<T> = Result<T, String>;
 
 /// The float type of arithmetic, if `t` is one.
 pub(crate) fn fty(t: Type) -> Option<FTy> {
@@ -55,45 +51,45 @@ pub(crate) fn decode(cx: &FnCx<'_>, inst: &Inst, block: usize) -> Op {
     }
 }
 
-struct Ops<'c, 'a> {
-    cx: &'c FnCx<'a>,
-    inst: &'c Inst,
+pub(super) struct Ops<'c, 'a> {
+    pub cx: &'c FnCx<'a>,
+    pub inst: &'c Inst,
 }
 
 impl Ops<'_, '_> {
-    fn op(&self, i: usize) -> R<&Operand> {
+    pub(super) fn op(&self, i: usize) -> R<&Operand> {
         self.inst.operands.get(i).ok_or_else(|| format!("missing operand {}", i + 1))
     }
-    fn d(&self, i: usize) -> R<Dst> {
+    pub(super) fn d(&self, i: usize) -> R<Dst> {
         self.cx.dst(self.op(i)?)
     }
-    fn s(&self, i: usize) -> R<Src> {
+    pub(super) fn s(&self, i: usize) -> R<Src> {
         self.cx.src(self.op(i)?, self.inst.ty())
     }
-    fn s_untyped(&self, i: usize) -> R<Src> {
+    pub(super) fn s_untyped(&self, i: usize) -> R<Src> {
         self.cx.src(self.op(i)?, None)
     }
-    fn s_or0(&self, i: usize) -> R<Src> {
+    pub(super) fn s_or0(&self, i: usize) -> R<Src> {
         if i < self.inst.operands.len() {
             self.s(i)
         } else {
             Ok(Src::Imm(0))
         }
     }
-    fn pair(&self, i: usize) -> R<(Dst, Dst)> {
+    pub(super) fn pair(&self, i: usize) -> R<(Dst, Dst)> {
         match self.op(i)? {
             Operand::Pair(p) => Ok((self.cx.dst(&p[0])?, self.cx.dst(&p[1])?)),
             other => Ok((self.cx.dst(other)?, Dst::Sink)),
         }
     }
-    fn ty(&self) -> R<Type> {
+    pub(super) fn ty(&self) -> R<Type> {
         self.inst.ty().ok_or_else(|| String::from("missing type"))
     }
-    fn ity(&self) -> R<IntTy> {
+    pub(super) fn ity(&self) -> R<IntTy> {
         let t = self.ty()?;
         ity(t).ok_or_else(|| format!("{} on {t} is not modelled", self.inst.opcode.name()))
     }
-    fn fmode(&self) -> FMode {
+    pub(super) fn fmode(&self) -> FMode {
         let m = &self.inst.mods;
         FMode { round: Mode::from_ptx(m.rounding), ftz: m.ftz, sat: m.sat, relu: m.relu, nan: m.nan }
     }
@@ -291,7 +287,6 @@ fn decode_mov(o: &Ops<'_, '_>) -> R<Op> {
 fn decode_other(o: &Ops<'_, '_>, block: usize) -> R<Op> {
     use Opcode as O;
     let (inst, cx, mods) = (o.inst, o.cx, &o.inst.mods);
-    let entry = cx.is_entry();
     Ok(match inst.opcode {
         O::Setp | O::Set => {
             let stype = inst.types.last().ok_or("missing type")?;
@@ -365,202 +360,6 @@ fn decode_other(o: &Ops<'_, '_>, block: usize) -> R<Op> {
                 b,
             }
         }
-        O::Cvta | O::Isspacep => {
-            let s = mods.space.ok_or("missing state space")?;
-            let space = space_of(s, entry).ok_or_else(|| format!("{s} is not modelled"))?;
-            if inst.opcode == O::Cvta {
-                Op::Cvta { to_generic: !mods.to_space, space, d: o.d(0)?, a: o.s_untyped(1)? }
-            } else {
-                Op::Isspacep { space, d: o.d(0)?, a: o.s_untyped(1)? }
-            }
-        }
-        O::Ld | O::Ldu => Op::Ld { ty: o.ty()?, d: cx.dsts(o.op(0)?)?, addr: cx.mem(o.op(1)?, mods.space)? },
-        O::St => Op::St { ty: o.ty()?, s: cx.srcs(o.op(1)?, inst.ty())?, addr: cx.mem(o.op(0)?, mods.space)? },
-        O::Atom | O::Red if mods.vec.is_some() => return Err("vector atomics are not modelled".into()),
-        O::Atom => Op::Atom {
-            op: mods.atom_op.ok_or("missing operation")?,
-            ty: o.ty()?,
-            d: o.d(0)?,
-            addr: cx.mem(o.op(1)?, mods.space)?,
-            b: o.s(2)?,
-            c: o.s_or0(3)?,
-        },
-        O::Red => Op::Atom {
-            op: mods.atom_op.ok_or("missing operation")?,
-            ty: o.ty()?,
-            d: Dst::Sink,
-            addr: cx.mem(o.op(0)?, mods.space)?,
-            b: o.s(1)?,
-            c: Src::Imm(0),
-        },
-        O::CpAsync => {
-            let size = match o.op(2)? {
-                Operand::Imm(i) => i.bits() as u32,
-                _ => return Err("cp.async needs a constant size".into()),
-            };
-            let has_src_size = inst.operands.len() >= if mods.l2_cache_hint { 5 } else { 4 };
-            let src_size = if has_src_size { Some(o.s_untyped(3)?) } else { None };
-            if matches!(src_size, Some(Src::Pred(..))) {
-                return Err("cp.async with an ignore-src predicate is not modelled".into());
-            }
-            Op::CpAsync {
-                dst: cx.mem(o.op(0)?, mods.space)?,
-                src: cx.mem(o.op(1)?, mods.src_space.or(Some(crate::ir::StateSpace::Global)))?,
-                size,
-                src_size,
-            }
-        }
-        O::Bra => {
-            let target = label(cx, o.op(0)?)?;
-            Op::Bra { target, reconv: cx.reconv.get(block).copied().unwrap_or(cx.exit_pc) }
-        }
-        O::BrxIdx => {
-            let targets = match o.op(1)? {
-                Operand::List(items) | Operand::Vector(items) => {
-                    items.iter().map(|i| label(cx, i)).collect::<R<alloc::vec::Vec<u32>>>()?
-                }
-                _ => return Err("brx.idx through a .branchtargets variable is not modelled".into()),
-            };
-            Op::BrxIdx {
-                index: o.s_untyped(0)?,
-                targets: targets.into_boxed_slice(),
-                reconv: cx.reconv.get(block).copied().unwrap_or(cx.exit_pc),
-            }
-        }
-        O::Call => decode_call(o)?,
-        O::Ret => Op::Ret,
-        O::Exit => Op::Exit,
-        O::Bar | O::Barrier => decode_bar(o)?,
-        O::Vote => Op::Vote { mode: mods.vote.ok_or("missing mode")?, d: o.d(0)?, p: o.s_untyped(1)? },
-        O::Shfl => {
-            let (d, dp) = o.pair(0)?;
-            Op::Shfl {
-                mode: mods.shfl.ok_or("missing mode")?,
-                d,
-                dp,
-                a: o.s(1)?,
-                b: o.s_untyped(2)?,
-                c: o.s_untyped(3)?,
-            }
-        }
-        O::Activemask => Op::Activemask { d: o.d(0)? },
-        O::Redux => Op::Redux { op: mods.reduce.ok_or("missing op")?, ty: o.ity()?, d: o.d(0)?, a: o.s(1)? },
-        O::Match => {
-            let (d, dp) = o.pair(0)?;
-            match mods.match_mode {
-                Some(MatchMode::All) => Op::MatchAll { ty: o.ity()?, d, dp, a: o.s(1)? },
-                _ => Op::MatchAny { ty: o.ity()?, d, a: o.s(1)? },
-            }
-        }
-        O::Elect => {
-            let (d, dp) = o.pair(0)?;
-            Op::Elect { d, dp }
-        }
-        O::Mma => {
-            let shape = mods.shape.ok_or("missing shape")?;
-            let t = |i: usize| inst.types.get(i).or_else(|| inst.types.last()).unwrap_or(Type::F32);
-            let types = match inst.types.len() {
-                2 => [t(0), t(1), t(1), t(0)],
-                _ => [t(0), t(1), t(2), t(3)],
-            };
-            Op::Mma {
-                shape: (shape.m, shape.n, shape.k),
-                types,
-                layout: (mods.layout_a.unwrap_or(Layout::Row), mods.layout_b.unwrap_or(Layout::Col)),
-                d: cx.dsts(o.op(0)?)?,
-                a: cx.srcs(o.op(1)?, None)?,
-                b: cx.srcs(o.op(2)?, None)?,
-                c: cx.srcs(o.op(3)?, None)?,
-            }
-        }
-        O::Ldmatrix => {
-            let count = match mods.matrices {
-                Some(crate::ir::MatrixCount::X1) => 1,
-                Some(crate::ir::MatrixCount::X2) => 2,
-                _ => 4,
-            };
-            Op::Ldmatrix { count, trans: mods.trans, d: cx.dsts(o.op(0)?)?, addr: cx.mem(o.op(1)?, mods.space)? }
-        }
-        O::CpAsyncCommitGroup
-        | O::CpAsyncWaitGroup
-        | O::CpAsyncWaitAll
-        | O::BarWarpSync
-        | O::Membar
-        | O::Fence
-        | O::Prefetch
-        | O::Prefetchu
-        | O::Nanosleep
-        | O::Pmevent
-        | O::Brkpt
-        | O::GriddepcontrolLaunchDependents
-        | O::GriddepcontrolWait => Op::Nop,
-        O::Trap => Op::Trap,
-        O::Tex | O::Tld4 | O::Txq | O::Suld | O::Sust | O::Sured | O::Suq => {
-            return Err(format!("`{}` needs texture/surface hardware, which RegLab does not model", inst.opcode.name()))
-        }
-        other => return Err(format!("`{}` is not modelled by the executor", other.name())),
+        _ => return super::memory::decode(o).unwrap_or_else(|| super::control::decode(o, block)),
     })
-}
-
-fn label(cx: &FnCx<'_>, op: &Operand) -> R<u32> {
-    match op {
-        Operand::Label(b) => cx.block_pc.get(b.index()).copied().ok_or_else(|| "unknown label".into()),
-        _ => Err("expected a label".into()),
-    }
-}
-
-fn decode_bar(o: &Ops<'_, '_>) -> R<Op> {
-    let mods = &o.inst.mods;
-    let n = o.inst.operands.len();
-    Ok(match mods.bar_mode {
-        Some(BarMode::Red) => {
-            let op = mods.reduce.ok_or("bar.red needs .popc, .and or .or")?;
-            let count = if n == 4 { Some(o.s_untyped(2)?) } else { None };
-            Op::Bar { kind: BarKind::Red(op), id: o.s_untyped(1)?, count, d: o.d(0)?, p: Some(o.s_untyped(n - 1)?) }
-        }
-        mode => {
-            let kind = if mode == Some(BarMode::Arrive) { BarKind::Arrive } else { BarKind::Sync };
-            let id = if n > 0 { o.s_untyped(0)? } else { Src::Imm(0) };
-            let count = if n > 1 { Some(o.s_untyped(1)?) } else { None };
-            Op::Bar { kind, id, count, d: Dst::Sink, p: None }
-        }
-    })
-}
-
-fn decode_call(o: &Ops<'_, '_>) -> R<Op> {
-    let (cx, ops) = (o.cx, &o.inst.operands);
-    let mut i = 0;
-    let rets: Box<[_]> = match ops.first() {
-        Some(Operand::List(items)) => {
-            i = 1;
-            items.iter().map(|r| cx.call_value(r, true)).collect::<R<alloc::vec::Vec<_>>>()?.into_boxed_slice()
-        }
-        _ => Box::new([]),
-    };
-    let target = match ops.get(i).ok_or("call without target")? {
-        Operand::Symbol { symbol: Symbol::Function(h), .. } => {
-            let f = cx.module.functions.get(*h).ok_or("unknown function")?;
-            match cx.func_index.get(h) {
-                Some(&idx) if f.body.is_some() => CallTarget::Direct(idx),
-                _ if f.name == "vprintf" => CallTarget::Vprintf,
-                _ => CallTarget::External(f.name.clone()),
-            }
-        }
-        Operand::Symbol { symbol: Symbol::External(e), .. } => {
-            let name = cx.module.externals.get(*e as usize).cloned().unwrap_or_default();
-            if name == "vprintf" {
-                CallTarget::Vprintf
-            } else {
-                CallTarget::External(name)
-            }
-        }
-        other => CallTarget::Indirect(cx.src(other, None)?),
-    };
-    let args = match ops.get(i + 1) {
-        Some(Operand::List(items)) => {
-            items.iter().map(|a| cx.call_value(a, false)).collect::<R<alloc::vec::Vec<_>>>()?.into_boxed_slice()
-        }
-        _ => Box::new([]),
-    };
-    Ok(Op::Call { target, rets, args })
 }

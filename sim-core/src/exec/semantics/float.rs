@@ -131,18 +131,33 @@ fn finish(fmt: Format, m: FMode, r: u64, op: FloatOp) -> u64 {
     r
 }
 
-/// Applies `op` to one `f32` lane (native arithmetic where it is already correctly rounded).
+/// Applies `op` to one `f32` lane: native arithmetic (correctly rounded to nearest) where the
+/// mode is round-to-nearest without `.sat`/`.relu`, the general path otherwise.
 pub fn f32_lane(op: FloatOp, m: FMode, a: u64, b: u64, c: u64) -> u64 {
-    let plain = m.round == Mode::NearestEven && !m.ftz && !m.sat && !m.relu;
-    if plain && matches!(op, FloatOp::Add | FloatOp::Sub | FloatOp::Mul | FloatOp::Fma) {
-        let (x, y) = (f32::from_bits(a as u32), f32::from_bits(b as u32));
+    if m.round == Mode::NearestEven && !m.sat && !m.relu {
+        let flush = |x: f32| if m.ftz && x.is_subnormal() { 0.0f32.copysign(x) } else { x };
+        let (x, y) = (flush(f32::from_bits(a as u32)), flush(f32::from_bits(b as u32)));
+        let wide = |f: fn(f64) -> f64| f(f64::from(x)) as f32;
         let r = match op {
-            FloatOp::Add => x + y,
-            FloatOp::Sub => x - y,
-            FloatOp::Mul => x * y,
-            _ => libm::fmaf(x, y, f32::from_bits(c as u32)),
+            FloatOp::Add => Some(x + y),
+            FloatOp::Sub => Some(x - y),
+            FloatOp::Mul => Some(x * y),
+            FloatOp::Fma => Some(libm::fmaf(x, y, flush(f32::from_bits(c as u32)))),
+            FloatOp::Div => Some(x / y),
+            FloatOp::Rcp => Some(1.0 / x),
+            FloatOp::Sqrt => Some(libm::sqrtf(x)),
+            FloatOp::Rsqrt => Some((1.0 / libm::sqrt(f64::from(x))) as f32),
+            FloatOp::Sin => Some(wide(libm::sin)),
+            FloatOp::Cos => Some(wide(libm::cos)),
+            FloatOp::Lg2 => Some(wide(libm::log2)),
+            FloatOp::Ex2 => Some(wide(libm::exp2)),
+            FloatOp::Tanh => Some(wide(libm::tanh)),
+            _ => None,
         };
-        return if r.is_nan() { 0x7FFF_FFFF } else { u64::from(r.to_bits()) };
+        if let Some(r) = r {
+            let r = flush(r);
+            return if r.is_nan() { 0x7FFF_FFFF } else { u64::from(r.to_bits()) };
+        }
     }
     small(op, m, round::F32, a, b, c)
 }

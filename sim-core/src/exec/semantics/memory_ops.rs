@@ -12,158 +12,14 @@
 
 use alloc::vec::Vec;
 
-use super::super::memory::{
-    read_le, write_le, AccessFault, AddressLayout, FaultReason, GlobalMemory, LocalMemory, Space,
-};
-use super::super::program::{Dst, MemRef, Src};
+use super::super::memory::{AccessFault, FaultReason};
+use super::super::program::{Dst, FMode, FloatOp, MemRef, Src};
 use super::super::warp::{Env, Lanes, Warp, ZERO};
+pub use super::access::{address, addresses, lanes, load, store, Accessed, MemCtx};
+use super::access::{fast_load, fast_store, fault};
 use super::float::{self};
 use super::round;
 use crate::ir::{AtomOp, Type};
-
-/// The memories an instruction of one warp can reach (besides the warp's local memory).
-pub struct MemCtx<'a> {
-    /// Address layout.
-    pub layout: AddressLayout,
-    /// Global memory.
-    pub global: &'a mut GlobalMemory,
-    /// Constant bank.
-    pub consts: &'a [u8],
-    /// Kernel parameter bank.
-    pub params: &'a [u8],
-    /// The CTA's shared memory.
-    pub shared: &'a mut [u8],
-}
-
-/// Per-lane addresses of the last memory instruction (for the instruction stream).
-#[derive(Clone, Debug, Default)]
-pub struct Accessed {
-    /// Record addresses (only when a stream is being recorded).
-    pub enabled: bool,
-    /// Space of the accesses.
-    pub space: Option<Space>,
-    /// Bytes per lane.
-    pub bytes: u32,
-    /// One address per executing lane, in lane order.
-    pub addrs: Vec<u64>,
-}
-
-impl Accessed {
-    /// Starts recording an instruction's accesses.
-    pub fn begin(&mut self, m: &MemRef, bytes: u32, addrs: &Lanes, mask: u32) {
-        self.space = m.space;
-        self.bytes = bytes;
-        self.addrs.clear();
-        if self.enabled {
-            self.addrs.extend(lanes(mask).map(|l| addrs[l]));
-        }
-    }
-}
-
-fn fault(space: Space, address: u64, size: u32, reason: FaultReason) -> AccessFault {
-    AccessFault { space, address, size, reason }
-}
-
-/// The lanes set in `mask`, in ascending order.
-#[inline]
-pub fn lanes(mask: u32) -> impl Iterator<Item = usize> {
-    let mut m = mask;
-    core::iter::from_fn(move || {
-        if m == 0 {
-            return None;
-        }
-        let l = m.trailing_zeros() as usize;
-        m &= m - 1;
-        Some(l)
-    })
-}
-
-#[inline]
-fn bank(bytes: &[u8], off: u64, size: u32) -> Option<&[u8]> {
-    let start = usize::try_from(off).ok()?;
-    bytes.get(start..start.checked_add(size as usize)?)
-}
-
-#[inline]
-fn bank_mut(bytes: &mut [u8], off: u64, size: u32) -> Option<&mut [u8]> {
-    let start = usize::try_from(off).ok()?;
-    bytes.get_mut(start..start.checked_add(size as usize)?)
-}
-
-#[inline]
-fn resolve(mem: &MemCtx<'_>, space: Option<Space>, addr: u64, size: u32) -> Result<(Space, u64), AccessFault> {
-    let (s, off) = match space {
-        Some(s) => (s, addr),
-        None => mem.layout.classify(addr),
-    };
-    if off & u64::from(size.max(1) - 1) != 0 {
-        return Err(fault(s, addr, size, FaultReason::Misaligned));
-    }
-    Ok((s, off))
-}
-
-/// Reads `size` bytes (1, 2, 4 or 8) for `lane`.
-#[inline]
-pub fn load(
-    mem: &mut MemCtx<'_>,
-    local: &mut LocalMemory,
-    space: Option<Space>,
-    addr: u64,
-    lane: usize,
-    size: u32,
-) -> Result<u64, AccessFault> {
-    let (s, off) = resolve(mem, space, addr, size)?;
-    let oob = fault(s, addr, size, FaultReason::OutOfBounds);
-    let bytes: &[u8] = match s {
-        Space::Global => mem.global.slice_mut(off, size).map_err(|_| oob)?,
-        Space::Shared => bank(mem.shared, off, size).ok_or(oob)?,
-        Space::Local => local.slice_mut(lane, off, size).ok_or(oob)?,
-        Space::Const => bank(mem.consts, off, size).ok_or(oob)?,
-        Space::Param => bank(mem.params, off, size).ok_or(oob)?,
-    };
-    Ok(read_le(bytes))
-}
-
-/// Writes the low `size` bytes of `v` for `lane`.
-#[allow(clippy::too_many_arguments, reason = "an address, a lane and a value")]
-#[inline]
-pub fn store(
-    mem: &mut MemCtx<'_>,
-    local: &mut LocalMemory,
-    space: Option<Space>,
-    addr: u64,
-    lane: usize,
-    size: u32,
-    v: u64,
-) -> Result<(), AccessFault> {
-    let (s, off) = resolve(mem, space, addr, size)?;
-    let oob = fault(s, addr, size, FaultReason::OutOfBounds);
-    let bytes: &mut [u8] = match s {
-        Space::Global => mem.global.slice_mut(off, size).map_err(|_| oob)?,
-        Space::Shared => bank_mut(mem.shared, off, size).ok_or(oob)?,
-        Space::Local => local.slice_mut(lane, off, size).ok_or(oob)?,
-        Space::Const | Space::Param => return Err(fault(s, addr, size, FaultReason::ReadOnly)),
-    };
-    write_le(bytes, v);
-    Ok(())
-}
-
-/// The address of `m` in `lane`.
-pub fn address(w: &Warp, env: &Env, m: &MemRef, lane: usize) -> u64 {
-    w.read_lane(m.base, lane, env).wrapping_add(m.offset as u64)
-}
-
-/// The address of `m` in every lane.
-#[inline]
-pub fn addresses(w: &Warp, env: &Env, m: &MemRef) -> Lanes {
-    let mut tmp = ZERO;
-    let base = w.read(m.base, env, &mut tmp);
-    let mut out = ZERO;
-    for (o, b) in out.iter_mut().zip(base) {
-        *o = b.wrapping_add(m.offset as u64);
-    }
-    out
-}
 
 fn extend(ty: Type, v: u64) -> u64 {
     let bits = ty.bits();
@@ -181,67 +37,6 @@ fn check_vector_alignment(mem: &MemCtx<'_>, m: &MemRef, addr: u64, total: u32) -
         return Err(fault(space, addr, total, FaultReason::Misaligned));
     }
     Ok(())
-}
-
-/// One window of bytes holding every lane's access, and the address of its first byte.
-fn window<'m>(
-    mem: &'m mut MemCtx<'_>,
-    space: Option<Space>,
-    addrs: &Lanes,
-    mask: u32,
-    size: u32,
-) -> Option<(&'m mut [u8], u64)> {
-    let (lo, hi) = lanes(mask).fold((u64::MAX, 0u64), |(lo, hi), l| (lo.min(addrs[l]), hi.max(addrs[l])));
-    let hi = hi.checked_add(u64::from(size))?;
-    let space = match space {
-        Some(s) => s,
-        None => {
-            let (s, _) = mem.layout.classify(lo);
-            if s != mem.layout.classify(hi - 1).0 || s != Space::Global {
-                return None;
-            }
-            s
-        }
-    };
-    match space {
-        Space::Shared => (hi <= mem.shared.len() as u64).then_some((&mut *mem.shared, 0)),
-        Space::Global => mem.global.window(lo, hi),
-        _ => None,
-    }
-}
-
-/// A scalar load of every lane from one window (the common, in-bounds case), or `None`.
-fn fast_load(mem: &mut MemCtx<'_>, space: Option<Space>, addrs: &Lanes, mask: u32, ty: Type) -> Option<Lanes> {
-    let size = ty.size_bytes();
-    let (bytes, base) = window(mem, space, addrs, mask, size)?;
-    let mut v = ZERO;
-    let sh = 64 - ty.bits().min(64);
-    let signed = ty.is_signed_int();
-    for lane in lanes(mask) {
-        let off = (addrs[lane] - base) as usize;
-        if off % size as usize != 0 {
-            return None;
-        }
-        let raw = read_le(bytes.get(off..off + size as usize)?);
-        v[lane] = if signed { (((raw << sh) as i64) >> sh) as u64 } else { raw };
-    }
-    Some(v)
-}
-
-/// A scalar store of every lane into one window, or `false` (nothing written) to take the
-/// lane-by-lane path.
-fn fast_store(mem: &mut MemCtx<'_>, space: Option<Space>, addrs: &Lanes, mask: u32, size: u32, vals: &Lanes) -> bool {
-    let Some((bytes, base)) = window(mem, space, addrs, mask, size) else { return false };
-    if lanes(mask).any(|l| (addrs[l] - base) % u64::from(size) != 0) {
-        return false;
-    }
-    for lane in lanes(mask) {
-        let off = (addrs[lane] - base) as usize;
-        if let Some(b) = bytes.get_mut(off..off + size as usize) {
-            write_le(b, vals[lane]);
-        }
-    }
-    true
 }
 
 /// `ld`: one element per destination.
@@ -329,103 +124,59 @@ pub fn atomic(op: AtomOp, ty: Type, old: u64, b: u64, c: u64) -> u64 {
     let bits = ty.bits();
     let mask = if bits >= 64 { u64::MAX } else { (1 << bits) - 1 };
     let (o, b, c) = (old & mask, b & mask, c & mask);
-    let signed = ty.is_signed_int();
-    let sx = |v: u64| ((v << (64 - bits)) as i64) >> (64 - bits);
     let r = match op {
         AtomOp::And => o & b,
         AtomOp::Or => o | b,
         AtomOp::Xor => o ^ b,
         AtomOp::Exch => b,
-        AtomOp::Cas => {
-            if o == b {
-                c
-            } else {
-                o
-            }
-        }
-        AtomOp::Inc => {
-            if o >= b {
-                0
-            } else {
-                o + 1
-            }
-        }
-        AtomOp::Dec => {
-            if o == 0 || o > b {
-                b
-            } else {
-                o - 1
-            }
-        }
-        AtomOp::Add => match ty {
-            Type::F32 => {
-                let m = super::super::program::FMode { ftz: true, ..super::super::program::FMode::PLAIN };
-                float::f32_lane(super::super::program::FloatOp::Add, m, o, b, 0)
-            }
-            Type::F64 => {
-                float::f64_lane(super::super::program::FloatOp::Add, super::super::program::FMode::PLAIN, o, b, 0)
-            }
-            Type::F16 | Type::F16x2 | Type::Bf16 | Type::Bf16x2 => {
-                let (fmt, halves) = match ty {
-                    Type::F16 => (round::F16, 1),
-                    Type::F16x2 => (round::F16, 2),
-                    Type::Bf16 => (round::BF16, 1),
-                    _ => (round::BF16, 2),
-                };
-                let mut r = 0;
-                for h in 0..halves {
-                    let sh = 16 * h;
-                    r |= float::small(
-                        super::super::program::FloatOp::Add,
-                        super::super::program::FMode::PLAIN,
-                        fmt,
-                        o >> sh,
-                        b >> sh,
-                        0,
-                    ) << sh;
-                }
-                r
-            }
-            _ => o.wrapping_add(b),
-        },
-        AtomOp::Min | AtomOp::Max => {
-            let max = op == AtomOp::Max;
-            let pick_b = match ty {
-                Type::F32 | Type::F64 => {
-                    let (x, y) = if ty == Type::F32 {
-                        (f64::from(f32::from_bits(o as u32)), f64::from(f32::from_bits(b as u32)))
-                    } else {
-                        (f64::from_bits(o), f64::from_bits(b))
-                    };
-                    if max {
-                        y > x
-                    } else {
-                        y < x
-                    }
-                }
-                _ if signed => {
-                    if max {
-                        sx(b) > sx(o)
-                    } else {
-                        sx(b) < sx(o)
-                    }
-                }
-                _ => {
-                    if max {
-                        b > o
-                    } else {
-                        b < o
-                    }
-                }
-            };
-            if pick_b {
-                b
-            } else {
-                o
-            }
-        }
+        AtomOp::Cas if o == b => c,
+        AtomOp::Cas => o,
+        AtomOp::Inc if o >= b => 0,
+        AtomOp::Inc => o + 1,
+        AtomOp::Dec if o == 0 || o > b => b,
+        AtomOp::Dec => o - 1,
+        AtomOp::Add => atomic_add(ty, o, b),
+        AtomOp::Min | AtomOp::Max if takes(op == AtomOp::Max, ty, o, b) => b,
+        AtomOp::Min | AtomOp::Max => o,
     };
     r & mask
+}
+
+/// Atomic addition: integers wrap; `f32` rounds to nearest and flushes subnormals (as PTX
+/// defines `atom.add.f32`); `f64`, `f16`, `bf16` (and their pairs) round to nearest.
+fn atomic_add(ty: Type, o: u64, b: u64) -> u64 {
+    let plain = FMode::PLAIN;
+    let halves = |fmt, n: u32| {
+        (0..n).fold(0u64, |r, h| {
+            r | (float::small(FloatOp::Add, plain, fmt, o >> (16 * h), b >> (16 * h), 0) << (16 * h))
+        })
+    };
+    match ty {
+        Type::F32 => float::f32_lane(FloatOp::Add, FMode { ftz: true, ..plain }, o, b, 0),
+        Type::F64 => float::f64_lane(FloatOp::Add, plain, o, b, 0),
+        Type::F16 => halves(round::F16, 1),
+        Type::F16x2 => halves(round::F16, 2),
+        Type::Bf16 => halves(round::BF16, 1),
+        Type::Bf16x2 => halves(round::BF16, 2),
+        _ => o.wrapping_add(b),
+    }
+}
+
+/// True if `atom.min`/`atom.max` replaces the old value `o` by `b`.
+fn takes(max: bool, ty: Type, o: u64, b: u64) -> bool {
+    let bits = ty.bits().clamp(1, 64);
+    let sx = |v: u64| ((v << (64 - bits)) as i64) >> (64 - bits);
+    let order = match ty {
+        Type::F32 => f32::from_bits(b as u32).partial_cmp(&f32::from_bits(o as u32)),
+        Type::F64 => f64::from_bits(b).partial_cmp(&f64::from_bits(o)),
+        _ if ty.is_signed_int() => Some(sx(b).cmp(&sx(o))),
+        _ => Some(b.cmp(&o)),
+    };
+    match order {
+        Some(core::cmp::Ordering::Greater) => max,
+        Some(core::cmp::Ordering::Less) => !max,
+        _ => false,
+    }
 }
 
 /// `atom` / `red` (with `d` = [`Dst::Sink`]): lane by lane in ascending lane order.

@@ -8,6 +8,7 @@
 //!
 //! | module | instructions |
 //! |---|---|
+//! | [`access`] | checked loads and stores in every space, one-window fast path |
 //! | [`int`] | integer arithmetic, logic, shifts, carry chains |
 //! | [`bits`] | popc/clz/brev/bfind/bfe/bfi/fns/bmsk/szext, prmt, lop3, shf, dp4a/dp2a, vector moves |
 //! | [`round`] | correctly rounded conversion of exact values into any small float format |
@@ -17,7 +18,9 @@
 //! | [`memory_ops`] | ld/st/atom/red/cp.async |
 //! | [`warp_ops`] | vote, shfl, activemask, redux, match, elect |
 //! | [`tensor`] | mma (m16n8k8/k16, f16/bf16), ldmatrix |
+//! | [`wmma`] | wmma.load/mma/store (m16n16k16, m32n8k16, m8n32k16; f16/bf16 → f16/f32) |
 
+pub mod access;
 pub mod bits;
 pub mod compare;
 pub mod convert;
@@ -27,3 +30,4 @@ pub mod memory_ops;
 pub mod round;
 pub mod tensor;
 pub mod warp_ops;
+pub mod wmma;

@@ -54,6 +54,43 @@ fn c_pos(lane: usize, i: usize) -> (usize, usize) {
     (g + if i >= 2 { 8 } else { 0 }, t * 2 + (i & 1))
 }
 
+/// Every lane of each source register.
+fn gather(w: &Warp, env: &Env, srcs: &[Src]) -> Vec<Lanes> {
+    srcs.iter()
+        .map(|s| {
+            let mut l = ZERO;
+            for (lane, v) in l.iter_mut().enumerate() {
+                *v = w.read_lane(*s, lane, env);
+            }
+            l
+        })
+        .collect()
+}
+
+/// The A matrix (16 × k) from its fragment registers.
+fn a_matrix(ra: &[Lanes], fa: Format, k: usize) -> [[f64; 16]; 16] {
+    let mut am = [[0f64; 16]; 16];
+    for lane in 0..32 {
+        for i in 0..(k / 2) {
+            let (r, col) = a_pos(lane, i);
+            am[r][col] = fa.decode(half(ra, lane, i));
+        }
+    }
+    am
+}
+
+/// The B matrix (k × 8) from its fragment registers.
+fn b_matrix(rb: &[Lanes], fb: Format, k: usize) -> [[f64; 8]; 16] {
+    let mut bm = [[0f64; 8]; 16];
+    for lane in 0..32 {
+        for i in 0..(k / 8) * 2 {
+            let (r, col) = b_pos(lane, i);
+            bm[r][col] = fb.decode(half(rb, lane, i));
+        }
+    }
+    bm
+}
+
 /// `mma.sync` for `m16n8k{8,16}` with 16-bit inputs. Returns false for shapes and types it does
 /// not model.
 #[allow(clippy::too_many_arguments, reason = "the operands of one PTX instruction")]
@@ -74,30 +111,10 @@ pub fn exec_mma(
     if (m, n) != (16, 8) || !(k == 8 || k == 16) || layout != (Layout::Row, Layout::Col) {
         return false;
     }
-    let gather = |srcs: &[Src], w: &Warp| -> Vec<Lanes> {
-        srcs.iter()
-            .map(|s| {
-                let mut l = ZERO;
-                for (lane, v) in l.iter_mut().enumerate() {
-                    *v = w.read_lane(*s, lane, env);
-                }
-                l
-            })
-            .collect()
-    };
-    let (ra, rb, rc) = (gather(a, w), gather(b, w), gather(c, w));
-    let mut am = [[0f64; 16]; 16];
-    let mut bm = [[0f64; 8]; 16];
+    let (ra, rb, rc) = (gather(w, env, a), gather(w, env, b), gather(w, env, c));
+    let (am, bm) = (a_matrix(&ra, fa, k), b_matrix(&rb, fb, k));
     let mut cm = [[0f64; 8]; 16];
     for lane in 0..32 {
-        for i in 0..(k / 2) {
-            let (r, col) = a_pos(lane, i);
-            am[r][col] = fa.decode(half(&ra, lane, i));
-        }
-        for i in 0..(k / 8) * 2 {
-            let (r, col) = b_pos(lane, i);
-            bm[r][col] = fb.decode(half(&rb, lane, i));
-        }
         for i in 0..4 {
             let (r, col) = c_pos(lane, i);
             cm[r][col] = if f32_acc(ct) {

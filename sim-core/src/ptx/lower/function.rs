@@ -35,12 +35,17 @@ pub(super) struct BodyCx<'m, 'a> {
     pub body: Body,
     pub scopes: Vec<BTreeMap<Cow<'a, str>, Local>>,
     used: BTreeSet<String>,
+    next_suffix: BTreeMap<String, u32>,
     pub params: BTreeMap<&'a str, Symbol>,
     pub label_names: BTreeSet<&'a str>,
     pub labels: BTreeMap<&'a str, Handle<Block>>,
-    pub fixups: Vec<(Handle<Inst>, usize, ast::Name<'a>)>,
+    /// Label operands to patch once every label is known: (instruction, operand, element of a
+    /// target list, label).
+    pub fixups: Vec<(Handle<Inst>, usize, Option<usize>, ast::Name<'a>)>,
     /// Label operands of the instruction being lowered that name a label not defined yet.
-    pub pending_labels: Vec<(usize, ast::Name<'a>)>,
+    pub pending_labels: Vec<(usize, Option<usize>, ast::Name<'a>)>,
+    /// `.branchtargets` (false) and `.calltargets` (true) lists by name.
+    pub target_lists: BTreeMap<&'a str, (bool, Vec<ast::Name<'a>>)>,
     current: Option<Handle<Block>>,
     loc: Option<DebugLoc>,
 }
@@ -52,17 +57,22 @@ pub(super) fn lower_body<'a>(m: &mut ModuleCx<'a>, decl: &ast::FunctionDecl<'a>,
         body: Body::default(),
         scopes: alloc::vec![BTreeMap::new()],
         used: BTreeSet::new(),
+        next_suffix: BTreeMap::new(),
         params: BTreeMap::new(),
         label_names: BTreeSet::new(),
         labels: BTreeMap::new(),
         fixups: Vec::new(),
         pending_labels: Vec::new(),
+        target_lists: BTreeMap::new(),
         current: None,
         loc: None,
     };
     cx.bind_params(decl);
     cx.collect_labels(stmts);
     for stmt in stmts {
+        if cx.m.gave_up() {
+            break;
+        }
         cx.statement(stmt);
     }
     cx.apply_fixups();
@@ -78,6 +88,7 @@ impl<'a> BodyCx<'_, 'a> {
             if p.space == StateSpace::Reg {
                 let h = self.body.regs.alloc(Reg { name: p.name.text.into(), ty: p.ty, class: p.ty.width_class() });
                 self.body.reg_spans.insert(h, p.name.span);
+                self.body.param_regs.push(h);
                 if let Some(scope) = self.scopes.first_mut() {
                     scope.insert(Cow::Borrowed(p.name.text), Local::Reg(h));
                 }
@@ -89,10 +100,18 @@ impl<'a> BodyCx<'_, 'a> {
 
     fn collect_labels(&mut self, stmts: &[Statement<'a>]) {
         for stmt in stmts {
-            if let Statement::Label(name) = stmt {
-                if !self.label_names.insert(name.text) {
-                    self.m.diags.push(Diagnostic::error(name.span, format!("label '{}' is defined twice", name.text)));
+            match stmt {
+                Statement::Label(name) if !self.label_names.insert(name.text) => {
+                    let d = Diagnostic::error(name.span, format!("label '{}' is defined twice", name.text));
+                    self.m.diags.push(d);
                 }
+                Statement::Targets { name, calls, targets }
+                    if self.target_lists.insert(name.text, (*calls, targets.clone())).is_some() =>
+                {
+                    let d = Diagnostic::error(name.span, format!("target list '{}' is defined twice", name.text));
+                    self.m.diags.push(d);
+                }
+                _ => {}
             }
         }
     }
@@ -105,10 +124,20 @@ impl<'a> BodyCx<'_, 'a> {
     /// `name`, or `name$k` with the smallest `k` that is free.
     fn unique(&mut self, name: &str) -> String {
         let mut candidate = String::from(name);
-        let mut k = 1u32;
-        while self.taken(&candidate) {
-            candidate = format!("{name}${k}");
-            k += 1;
+        if self.taken(&candidate) {
+            // Continue from the last suffix given to this name: shadowing the same name n times
+            // stays linear.
+            let k = self.next_suffix.entry(String::from(name)).or_insert(1);
+            loop {
+                candidate = format!("{name}${k}");
+                *k += 1;
+                if !(self.used.contains(&candidate)
+                    || self.m.globals.contains_key(candidate.as_str())
+                    || self.m.functions.contains_key(candidate.as_str()))
+                {
+                    break;
+                }
+            }
         }
         self.used.insert(candidate.clone());
         candidate
@@ -142,6 +171,8 @@ impl<'a> BodyCx<'_, 'a> {
             Statement::Loc(loc, _) => self.loc = Some(*loc),
             Statement::Pragma(p) => self.pragma(p.text),
             Statement::Prototype(p) => self.prototype(p),
+            // Target lists were collected before lowering; uses become lists of labels/functions.
+            Statement::Targets { .. } => {}
         }
     }
 
@@ -154,9 +185,10 @@ impl<'a> BodyCx<'_, 'a> {
         };
         let h = self.body.insts.alloc(lowered);
         self.body.inst_spans.insert(h, inst.span);
+        self.body.operand_spans.push(h.index(), inst.operands.iter().map(ast::OperandAst::span));
         self.body.locs.push(self.loc);
-        for (i, name) in self.pending_labels.drain(..) {
-            self.fixups.push((h, i, name));
+        for (i, element, name) in self.pending_labels.drain(..) {
+            self.fixups.push((h, i, element, name));
         }
         if let Some(b) = self.body.blocks.get_mut(block) {
             b.insts.push(h);
@@ -255,9 +287,15 @@ impl<'a> BodyCx<'_, 'a> {
     }
 
     fn apply_fixups(&mut self) {
-        for (inst, index, name) in core::mem::take(&mut self.fixups) {
+        for (inst, index, element, name) in core::mem::take(&mut self.fixups) {
             let Some(&block) = self.labels.get(name.text) else { continue };
-            if let Some(op) = self.body.insts.get_mut(inst).and_then(|i| i.operands.get_mut(index)) {
+            let op = self.body.insts.get_mut(inst).and_then(|i| i.operands.get_mut(index));
+            let op = match (op, element) {
+                (Some(Operand::List(items)), Some(j)) => items.get_mut(j),
+                (op, None) => op,
+                _ => None,
+            };
+            if let Some(op) = op {
                 *op = Operand::Label(block);
             }
         }

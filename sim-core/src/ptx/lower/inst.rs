@@ -11,7 +11,8 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::function::BodyCx;
-use super::mods::{describe, is_set, nearest_modifier, Decoded};
+use super::mods::Decoded;
+use super::mods_info::{describe, is_set, nearest_modifier};
 use super::opspec::{op_spec, takes_two_layouts, takes_two_spaces};
 use crate::diagnostic::Diagnostic;
 use crate::ir::{Guard, Inst, Opcode, Operand, ProxyKind, Symbol};
@@ -53,7 +54,21 @@ impl<'a> BodyCx<'_, 'a> {
             }
             match self.operand(i, op) {
                 Ok(o) => operands.push(o),
-                Err(d) => self.m.diags.push(d),
+                Err(d) => {
+                    let d = match op {
+                        ast::OperandAst::Name { name, .. }
+                            if inst.opcode == Opcode::Bra && d.message.ends_with("declared") =>
+                        {
+                            Diagnostic::error(
+                                name.span,
+                                format!("label '{}' is not defined in this function", name.text),
+                            )
+                            .with_hint("a label is defined by writing `name:` before an instruction")
+                        }
+                        _ => d,
+                    };
+                    self.m.diags.push(d);
+                }
             }
         }
         if self.error_count() > errors_before {
@@ -62,8 +77,8 @@ impl<'a> BodyCx<'_, 'a> {
         Some(Inst { opcode: inst.opcode, guard, mods: decoded.mods, types: decoded.types, operands })
     }
 
-    fn error_count(&self) -> usize {
-        self.m.diags.iter().filter(|d| d.severity == crate::diagnostic::Severity::Error).count()
+    fn error_count(&mut self) -> usize {
+        self.m.error_count()
     }
 
     /// A call target: a function, a register or prototype-typed value; a name declared nowhere is
@@ -72,10 +87,11 @@ impl<'a> BodyCx<'_, 'a> {
         match self.operand(0, &ast::OperandAst::Name { name, component: None }) {
             Ok(op) => op,
             Err(_) => {
-                let externals = &mut self.m.module.externals;
-                let index = match externals.iter().position(|e| e == name.text) {
-                    Some(i) => i,
+                let index = match self.m.externals.get(name.text) {
+                    Some(&i) => i as usize,
                     None => {
+                        let externals = &mut self.m.module.externals;
+                        self.m.externals.insert(name.text, externals.len() as u32);
                         externals.push(name.text.into());
                         self.m.diags.push(
                             Diagnostic::warning(
@@ -95,12 +111,20 @@ impl<'a> BodyCx<'_, 'a> {
     fn decode_modifiers(&mut self, inst: &ast::Instruction<'a>) -> Decoded {
         let spec = op_spec(inst.opcode);
         let mut d = Decoded::default();
-        let words = if inst.opcode == Opcode::Fence { join_proxy(&inst.mods) } else { inst.mods.clone() };
+        let joined;
+        let words: &[Name<'a>] = if inst.opcode == Opcode::Fence {
+            joined = join_proxy(&inst.mods);
+            &joined
+        } else {
+            &inst.mods
+        };
         let op = inst.opcode.name();
-        for w in &words {
+        let mut unknown = false;
+        for w in words {
             match d.add(spec.kinds, spec.types.1 as usize, w.text) {
                 Ok(true) => {}
                 Ok(false) => {
+                    unknown = true;
                     let mut diag = Diagnostic::error(w.span, format!("'{op}' does not take the modifier '{}'", w.text));
                     if let Some(s) = nearest_modifier(spec.kinds, spec.types.1 > 0, w.text) {
                         diag = diag.with_hint(format!("did you mean '{s}'?"));
@@ -115,7 +139,8 @@ impl<'a> BodyCx<'_, 'a> {
             let what = if spec.types.0 == 1 { "a type such as .u32".into() } else { format!("{} types", spec.types.0) };
             self.m.diags.push(Diagnostic::error(at, format!("'{op}' needs {what}")));
         }
-        for kind in spec.required {
+        // A misspelt modifier is usually the missing one: one error is enough.
+        for kind in spec.required.iter().filter(|_| !unknown) {
             if !is_set(*kind, &d.mods) {
                 self.m.diags.push(Diagnostic::error(at, format!("'{op}' needs a {}", describe(*kind))));
             }

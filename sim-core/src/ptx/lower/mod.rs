@@ -13,6 +13,7 @@
 mod function;
 mod inst;
 mod mods;
+mod mods_info;
 mod operand;
 mod opspec;
 
@@ -43,6 +44,12 @@ pub fn lower_with_warnings(ast: &ast::Module<'_>) -> Result<(ir::Module, Vec<Dia
                 .with_hint("PTX starts with `.version 7.0` (or the ISA version it was written for)"),
         );
     }
+    if cx.module.target.arch.is_empty() {
+        cx.diags.push(
+            Diagnostic::error(Span::default(), "missing .target directive")
+                .with_hint("PTX names its target after .version, for example `.target sm_80`"),
+        );
+    }
     if cx.diags.iter().any(|d| d.severity == Severity::Error) {
         Err(cx.diags)
     } else {
@@ -57,12 +64,33 @@ pub(crate) struct ModuleCx<'a> {
     pub globals: BTreeMap<&'a str, Handle<Var>>,
     pub functions: BTreeMap<&'a str, Handle<Function>>,
     pub diags: Vec<Diagnostic>,
+    /// Index of each external call target in `module.externals`.
+    pub externals: BTreeMap<&'a str, u32>,
+    /// Errors among `diags[..counted]`, kept incrementally (see `error_count`).
+    errors: usize,
+    counted: usize,
     saw_version: bool,
     /// Global handles of the `Var` items, by item index, to keep source order.
     item_globals: Vec<Vec<Handle<Var>>>,
 }
 
+/// Lowering stops looking for more problems after this many diagnostics.
+pub const MAX_DIAGNOSTICS: usize = 200;
+
 impl<'a> ModuleCx<'a> {
+    /// Number of errors reported so far (amortised constant time).
+    pub fn error_count(&mut self) -> usize {
+        let new = self.diags.get(self.counted..).unwrap_or(&[]);
+        self.errors += new.iter().filter(|d| d.severity == Severity::Error).count();
+        self.counted = self.diags.len();
+        self.errors
+    }
+
+    /// True once so many problems were found that lowering stops.
+    pub fn gave_up(&self) -> bool {
+        self.diags.len() >= MAX_DIAGNOSTICS
+    }
+
     /// Pass 1: allocate every global and function, so any item may refer to any other.
     fn declare_all(&mut self, ast: &ast::Module<'a>) {
         for item in &ast.items {
@@ -129,6 +157,13 @@ impl<'a> ModuleCx<'a> {
     fn lower_items(&mut self, ast: &ast::Module<'a>) {
         let item_globals = core::mem::take(&mut self.item_globals);
         for (item, globals) in ast.items.iter().zip(item_globals) {
+            if self.gave_up() {
+                self.diags.push(Diagnostic::error(
+                    Span::default(),
+                    format!("too many problems ({MAX_DIAGNOSTICS}); the rest of the file was not checked"),
+                ));
+                break;
+            }
             match item {
                 TopItem::Version { major, minor, .. } => {
                     self.saw_version = true;
@@ -258,5 +293,75 @@ pub(crate) fn param_from_decl(p: &ast::ParamDecl<'_>) -> Param {
         ty: p.ty,
         ptr: p.ptr.map(|(space, align)| PtrAttr { space, align }),
         dims: p.dims.clone(),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::panic, reason = "a failing test panics")]
+mod tests {
+    use alloc::string::String;
+    use alloc::vec::Vec;
+
+    use crate::diagnostic::Severity;
+    use crate::ir::{Module, Operand};
+
+    const HEAD: &str = ".version 7.0\n.target sm_80\n.address_size 64\n";
+
+    fn lower_src(
+        src: &str,
+    ) -> Result<(Module, Vec<crate::diagnostic::Diagnostic>), Vec<crate::diagnostic::Diagnostic>> {
+        let full = alloc::format!("{HEAD}{src}");
+        let (ast, diags) = crate::ptx::parse(&full);
+        match ast {
+            Some(ast) => super::lower_with_warnings(&ast),
+            None => Err(diags),
+        }
+    }
+
+    fn reg_names(m: &Module) -> Vec<String> {
+        m.functions
+            .values()
+            .filter_map(|f| f.body.as_ref())
+            .flat_map(|b| b.regs.values().map(|r| r.name.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn shadowing_vector_and_range_registers_get_unique_names() {
+        let src = ".entry k() { .reg .b32 %r<2>; .reg .v2 .f32 v; { .reg .b32 %r1; { .reg .b32 %r1; } } \
+                   { .reg .b32 %r1; } ret; }";
+        let Ok((m, _)) = lower_src(src) else { panic!("did not lower") };
+        assert_eq!(reg_names(&m), ["%r0", "%r1", "v$x", "v$y", "%r1$1", "%r1$2", "%r1$3"]);
+    }
+
+    #[test]
+    fn forward_labels_resolve_to_blocks() {
+        let src = ".entry k() { .reg .pred %p; @%p bra $L2; bra.uni $L1; $L1: ret; $L2: exit; }";
+        let Ok((m, _)) = lower_src(src) else { panic!("did not lower") };
+        let Some(body) = m.functions.values().next().and_then(|f| f.body.as_ref()) else { return };
+        let labels: Vec<Option<&str>> = body.blocks.values().map(|b| b.label.as_deref()).collect();
+        assert_eq!(labels, [None, None, Some("$L1"), Some("$L2")]);
+        let targets: Vec<usize> =
+            body.insts.values().flat_map(|i| i.branch_targets().collect::<Vec<_>>()).map(|b| b.index()).collect();
+        assert_eq!(targets, [3, 2]);
+    }
+
+    #[test]
+    fn undeclared_call_targets_are_external_with_a_warning() {
+        let src = ".entry k() { .reg .b32 %r<2>; call (%r1), _rt_thing, (%r0); ret; }";
+        let Ok((m, warnings)) = lower_src(src) else { panic!("did not lower") };
+        assert_eq!(m.externals, ["_rt_thing"]);
+        assert_eq!(warnings.len(), 1);
+        assert_eq!(warnings[0].severity, Severity::Warning);
+        let Some(body) = m.functions.values().next().and_then(|f| f.body.as_ref()) else { return };
+        assert!(body.insts.values().any(|i| matches!(i.operands.get(1), Some(Operand::Symbol { .. }))));
+    }
+
+    #[test]
+    fn every_lowering_error_is_reported() {
+        let src = ".entry k() { .reg .b32 %r<2>; add.s32 %r1, %r9, %r0; fma.rx.f32 %r0, %r0, %r0, %r0; \
+                   mov.u32 %r1; ret; }";
+        let Err(diags) = lower_src(src) else { panic!("lowered") };
+        assert_eq!(diags.len(), 3, "{diags:?}");
     }
 }

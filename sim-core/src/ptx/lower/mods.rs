@@ -10,13 +10,12 @@
 
 use alloc::format;
 use alloc::string::String;
-use alloc::vec::Vec;
 
 use crate::ir::{
     AtomOp, BarMode, BoolOp, CacheLevel, CacheOp, CmpOp, Completion, Component, Eviction, Frag, FunnelMode, IncDec,
-    Layout, MatchMode, MatrixCount, MemSem, Modifiers, MulMode, Precision, PrefetchSize, PrmtMode, ProxyKind, ReduceOp,
-    Rounding, Scope, Shape, ShflMode, ShiftDir, StateSpace, SurfClamp, SurfMode, TestpOp, TexGeom, TexLod, TexQuery,
-    Type, TypeList, VecWidth, VoteMode,
+    Layout, MatchMode, MatrixCount, MemSem, Modifiers, MulMode, PolicyKind, Precision, PrefetchSize, PrmtMode,
+    ProxyKind, ReduceOp, Rounding, Scope, Shape, ShflMode, ShiftDir, StateSpace, SurfClamp, SurfMode, TestpOp, TexGeom,
+    TexLod, TexQuery, Type, TypeList, VecWidth, VoteMode,
 };
 
 /// A kind of modifier (which field of [`Modifiers`] it fills).
@@ -84,6 +83,10 @@ pub enum Kind {
     Bmma,
     Popc,
     Multicast,
+    Policy,
+    Oob,
+    Mmio,
+    MbarrierInit,
 }
 
 /// A word recognised as a modifier of some kind.
@@ -127,10 +130,11 @@ enum Interp {
     Completion(Completion),
     IncDec(IncDec),
     Bmma(BoolOp),
+    Policy(PolicyKind),
 }
 
 /// The spelling of each flag kind.
-fn flag_word(kind: Kind) -> Option<&'static str> {
+pub(super) fn flag_word(kind: Kind) -> Option<&'static str> {
     Some(match kind {
         Kind::Ftz => ".ftz",
         Kind::Sat => ".sat",
@@ -156,6 +160,9 @@ fn flag_word(kind: Kind) -> Option<&'static str> {
         Kind::Parity => ".parity",
         Kind::Popc => ".popc",
         Kind::Multicast => ".multicast::cluster",
+        Kind::Oob => ".oob",
+        Kind::Mmio => ".mmio",
+        Kind::MbarrierInit => ".mbarrier_init",
         _ => return None,
     })
 }
@@ -202,6 +209,7 @@ fn parse_as(kind: Kind, word: &str) -> Option<Interp> {
         Kind::Level => CacheLevel::from_keyword(word).map(Interp::Level),
         Kind::Completion => Completion::from_keyword(word).map(Interp::Completion),
         Kind::IncDec => IncDec::from_keyword(word).map(Interp::IncDec),
+        Kind::Policy => PolicyKind::from_keyword(word).map(Interp::Policy),
         Kind::Bmma => match word {
             ".xor" => Some(Interp::Bmma(BoolOp::Xor)),
             ".and" => Some(Interp::Bmma(BoolOp::And)),
@@ -209,68 +217,6 @@ fn parse_as(kind: Kind, word: &str) -> Option<Interp> {
         },
         _ => None,
     }
-}
-
-/// Every spelling of `kind` (for hints).
-fn spellings(kind: Kind) -> Vec<&'static str> {
-    fn all<T: Copy>(items: &[T], f: fn(T) -> &'static str) -> Vec<&'static str> {
-        items.iter().map(|v| f(*v)).collect()
-    }
-    if let Some(w) = flag_word(kind) {
-        return alloc::vec![w];
-    }
-    match kind {
-        Kind::Rounding => all(Rounding::ALL, Rounding::as_str),
-        Kind::Precision => all(Precision::ALL, Precision::as_str),
-        Kind::MulMode => all(MulMode::ALL, MulMode::as_str),
-        Kind::Cmp => all(CmpOp::ALL, CmpOp::as_str),
-        Kind::BoolOp | Kind::Bmma => all(BoolOp::ALL, BoolOp::as_str),
-        Kind::Space => all(StateSpace::ALL, StateSpace::as_str),
-        Kind::Cache => all(CacheOp::ALL, CacheOp::as_str),
-        Kind::Eviction => all(Eviction::ALL, Eviction::as_str),
-        Kind::PrefetchSize => all(PrefetchSize::ALL, PrefetchSize::as_str),
-        Kind::Sem => all(MemSem::ALL, MemSem::as_str),
-        Kind::Scope => all(Scope::ALL, Scope::as_str),
-        Kind::Vec => all(VecWidth::ALL, VecWidth::as_str),
-        Kind::Atom => all(AtomOp::ALL, AtomOp::as_str),
-        Kind::Bar => all(BarMode::ALL, BarMode::as_str),
-        Kind::Reduce => all(ReduceOp::ALL, ReduceOp::as_str),
-        Kind::Vote => all(VoteMode::ALL, VoteMode::as_str),
-        Kind::Shfl => all(ShflMode::ALL, ShflMode::as_str),
-        Kind::Match => all(MatchMode::ALL, MatchMode::as_str),
-        Kind::ShiftDir => all(ShiftDir::ALL, ShiftDir::as_str),
-        Kind::Funnel => all(FunnelMode::ALL, FunnelMode::as_str),
-        Kind::Prmt => all(PrmtMode::ALL, PrmtMode::as_str),
-        Kind::Testp => all(TestpOp::ALL, TestpOp::as_str),
-        Kind::Geom => all(TexGeom::ALL, TexGeom::as_str),
-        Kind::Lod => all(TexLod::ALL, TexLod::as_str),
-        Kind::Component => all(Component::ALL, Component::as_str),
-        Kind::Query => all(TexQuery::ALL, TexQuery::as_str),
-        Kind::SurfMode => all(SurfMode::ALL, SurfMode::as_str),
-        Kind::SurfClamp => all(SurfClamp::ALL, SurfClamp::as_str),
-        Kind::Layout => all(Layout::ALL, Layout::as_str),
-        Kind::Frag => all(Frag::ALL, Frag::as_str),
-        Kind::Matrices => all(MatrixCount::ALL, MatrixCount::as_str),
-        Kind::Proxy => all(ProxyKind::ALL, ProxyKind::as_str),
-        Kind::Level => all(CacheLevel::ALL, CacheLevel::as_str),
-        Kind::Completion => all(Completion::ALL, Completion::as_str),
-        Kind::IncDec => all(IncDec::ALL, IncDec::as_str),
-        _ => Vec::new(),
-    }
-}
-
-/// The accepted words of an opcode closest to `word`, for a hint.
-pub fn nearest_modifier(kinds: &[Kind], allows_types: bool, word: &str) -> Option<&'static str> {
-    let mut words: Vec<&'static str> = kinds.iter().flat_map(|k| spellings(*k)).collect();
-    if allows_types {
-        words.extend(Type::ALL.iter().map(|t| t.as_str()));
-    }
-    words
-        .into_iter()
-        .map(|w| (crate::ir::opcode::edit_distance(word, w), w))
-        .min()
-        .filter(|(d, w)| *d <= 1.max(w.len() / 3))
-        .map(|(_, w)| w)
 }
 
 /// Accumulates decoded modifiers; `add` reports problems as messages.
@@ -282,11 +228,14 @@ pub struct Decoded {
     pub types: TypeList,
 }
 
-fn set<T: Copy + PartialEq>(slot: &mut Option<T>, v: T, word: &str) -> Result<(), String> {
+fn set<T: Copy + PartialEq + core::fmt::Display>(slot: &mut Option<T>, v: T, word: &str) -> Result<(), String> {
     match slot.replace(v) {
         None => Ok(()),
         Some(old) if old == v => Err(format!("modifier '{word}' is repeated")),
-        Some(_) => Err(format!("modifier '{word}' conflicts with an earlier modifier of the same kind")),
+        Some(old) => {
+            *slot = Some(old);
+            Err(format!("modifier '{word}' conflicts with '{old}'"))
+        }
     }
 }
 
@@ -304,7 +253,10 @@ impl Decoded {
         if max_types > 0 {
             if let Some(t) = Type::from_keyword(word) {
                 if self.types.len() >= max_types || !self.types.push(t) {
-                    return Err(format!("too many types: '{word}' is type number {}", self.types.len() + 1));
+                    let plural = if max_types == 1 { "" } else { "s" };
+                    return Err(format!(
+                        "type '{word}' is one too many: this instruction takes {max_types} type{plural}"
+                    ));
                 }
                 return Ok(true);
             }
@@ -331,6 +283,9 @@ impl Decoded {
             Interp::Space(v) => set(&mut m.space, v, word),
             Interp::Cache(v) => set(&mut m.cache, v, word),
             Interp::Eviction(v) if v.is_l1() => set(&mut m.l1_eviction, v, word),
+            Interp::Eviction(v) if m.policy.is_some() && m.l2_eviction.is_some() => {
+                set(&mut m.l2_eviction_secondary, v, word)
+            }
             Interp::Eviction(v) => set(&mut m.l2_eviction, v, word),
             Interp::PrefetchSize(v) => set(&mut m.prefetch_size, v, word),
             Interp::Sem(v) => set(&mut m.sem, v, word),
@@ -362,6 +317,7 @@ impl Decoded {
             Interp::Completion(v) => set(&mut m.completion, v, word),
             Interp::IncDec(v) => set(&mut m.inc_dec, v, word),
             Interp::Bmma(v) => set(&mut m.bmma_op, v, word),
+            Interp::Policy(v) => set(&mut m.policy, v, word),
             Interp::Flag(kind) => self.apply_flag(kind, word),
         }
     }
@@ -392,6 +348,9 @@ impl Decoded {
             Kind::ExpectTx => &mut m.expect_tx,
             Kind::Parity => &mut m.parity,
             Kind::Multicast => &mut m.multicast,
+            Kind::Oob => &mut m.oob,
+            Kind::Mmio => &mut m.mmio,
+            Kind::MbarrierInit => &mut m.mbarrier_init,
             // `.popc` of binary mma is implied by the bit op; it is written back from `bmma_op`.
             Kind::Popc => {
                 return if m.bmma_op.is_some() {
@@ -403,63 +362,5 @@ impl Decoded {
             _ => return Err(format!("modifier '{word}' is not a flag")),
         };
         flag(slot, word)
-    }
-}
-
-/// True if `kind` has been given a value in `m` (for required modifiers).
-pub fn is_set(kind: Kind, m: &Modifiers) -> bool {
-    match kind {
-        Kind::Rounding => m.rounding.is_some(),
-        Kind::Cmp => m.cmp.is_some(),
-        Kind::Space => m.space.is_some(),
-        Kind::Scope | Kind::Gl => m.scope.is_some(),
-        Kind::Atom => m.atom_op.is_some(),
-        Kind::Bar => m.bar_mode.is_some(),
-        Kind::Reduce => m.reduce.is_some(),
-        Kind::Vote => m.vote.is_some(),
-        Kind::Shfl => m.shfl.is_some(),
-        Kind::Match => m.match_mode.is_some(),
-        Kind::ShiftDir => m.shift_dir.is_some(),
-        Kind::Testp => m.testp.is_some(),
-        Kind::Geom => m.geom.is_some(),
-        Kind::Component => m.component.is_some(),
-        Kind::Query => m.query.is_some(),
-        Kind::SurfMode => m.surf_mode.is_some(),
-        Kind::Shape => m.shape.is_some(),
-        Kind::Layout => m.layout_a.is_some(),
-        Kind::Frag => m.frag.is_some(),
-        Kind::Matrices => m.matrices.is_some(),
-        Kind::IncDec => m.inc_dec.is_some(),
-        Kind::Sync => m.sync,
-        _ => true,
-    }
-}
-
-/// The name of a kind in messages ("comparison", "state space").
-pub fn describe(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Rounding => "rounding mode",
-        Kind::Cmp => "comparison operator such as .lt",
-        Kind::Space => "state space",
-        Kind::Scope | Kind::Gl => "scope",
-        Kind::Atom => "atomic operation such as .add",
-        Kind::Bar => "barrier mode such as .sync",
-        Kind::Reduce => "reduction such as .popc",
-        Kind::Vote => "vote mode such as .ballot",
-        Kind::Shfl => "shuffle mode such as .idx",
-        Kind::Match => "match mode (.any or .all)",
-        Kind::ShiftDir => "direction (.l or .r)",
-        Kind::Testp => "test such as .finite",
-        Kind::Geom => "geometry such as .2d",
-        Kind::Component => "component (.r, .g, .b or .a)",
-        Kind::Query => "query such as .width",
-        Kind::SurfMode => "surface mode (.b or .p)",
-        Kind::Shape => "shape such as .m16n8k16",
-        Kind::Layout => "layout (.row or .col)",
-        Kind::Frag => "fragment (.a, .b, .c or .d)",
-        Kind::Matrices => "matrix count (.x1, .x2 or .x4)",
-        Kind::IncDec => "direction (.inc or .dec)",
-        Kind::Sync => ".sync",
-        _ => "modifier",
     }
 }

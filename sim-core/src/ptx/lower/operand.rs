@@ -21,13 +21,15 @@ use crate::ir::{
 use crate::ptx::ast::{Literal, Name, OperandAst};
 
 /// What a name resolves to.
-pub(super) enum Resolved {
+pub(super) enum Resolved<'a> {
     Reg(Handle<Reg>),
     Vector(Vec<Handle<Reg>>),
     Symbol(Symbol),
     Label(Option<Handle<Block>>),
     Proto(Handle<Prototype>),
     Special(SpecialReg),
+    /// A `.branchtargets` (false) or `.calltargets` (true) list.
+    Targets(bool, Vec<Name<'a>>),
 }
 
 pub(super) fn imm(lit: Literal) -> Imm {
@@ -40,7 +42,7 @@ pub(super) fn imm(lit: Literal) -> Imm {
 
 impl<'a> BodyCx<'_, 'a> {
     /// Resolves a name (with an optional `.x`-style component).
-    pub(super) fn resolve(&self, name: Name<'a>, component: Option<Name<'a>>) -> Result<Resolved, Diagnostic> {
+    pub(super) fn resolve(&self, name: Name<'a>, component: Option<Name<'a>>) -> Result<Resolved<'a>, Diagnostic> {
         let found = self.scopes.iter().rev().find_map(|s| s.get(name.text)).cloned();
         let resolved = match found {
             Some(Local::Reg(h)) => Resolved::Reg(h),
@@ -70,9 +72,12 @@ impl<'a> BodyCx<'_, 'a> {
         }
     }
 
-    fn resolve_outer(&self, name: Name<'a>, component: Option<Name<'a>>) -> Result<Resolved, Diagnostic> {
+    fn resolve_outer(&self, name: Name<'a>, component: Option<Name<'a>>) -> Result<Resolved<'a>, Diagnostic> {
         if let Some(sym) = self.params.get(name.text) {
             return Ok(Resolved::Symbol(*sym));
+        }
+        if let Some((calls, targets)) = self.target_lists.get(name.text) {
+            return Ok(Resolved::Targets(*calls, targets.clone()));
         }
         if self.label_names.contains(name.text) {
             return Ok(Resolved::Label(self.labels.get(name.text).copied()));
@@ -99,11 +104,12 @@ impl<'a> BodyCx<'_, 'a> {
                 Resolved::Symbol(symbol) => Operand::Symbol { symbol, offset: 0 },
                 Resolved::Label(Some(b)) => Operand::Label(b),
                 Resolved::Label(None) => {
-                    self.pending_labels.push((index, *name));
+                    self.pending_labels.push((index, None, *name));
                     Operand::Label(Handle::from_index(u32::MAX))
                 }
                 Resolved::Proto(h) => Operand::Prototype(h),
                 Resolved::Special(s) => Operand::Special(s),
+                Resolved::Targets(calls, targets) => self.target_list(index, calls, &targets)?,
             }),
             OperandAst::Not(name) => Ok(Operand::NotReg(self.scalar_reg(*name)?)),
             OperandAst::Literal(lit, _) => Ok(Operand::Imm(imm(*lit))),
@@ -142,6 +148,27 @@ impl<'a> BodyCx<'_, 'a> {
                 .collect::<Result<Vec<_>, _>>()
                 .map(Operand::List),
         }
+    }
+
+    /// A `.branchtargets` list as a list of labels, a `.calltargets` list as a list of functions.
+    fn target_list(&mut self, index: usize, calls: bool, targets: &[Name<'a>]) -> Result<Operand, Diagnostic> {
+        let mut items = Vec::with_capacity(targets.len());
+        for (j, t) in targets.iter().enumerate() {
+            let item = match (calls, self.m.functions.get(t.text), self.labels.get(t.text)) {
+                (true, Some(f), _) => Operand::Symbol { symbol: Symbol::Function(*f), offset: 0 },
+                (false, _, Some(b)) => Operand::Label(*b),
+                (false, _, None) if self.label_names.contains(t.text) => {
+                    self.pending_labels.push((index, Some(j), *t));
+                    Operand::Label(Handle::from_index(u32::MAX))
+                }
+                _ => {
+                    let what = if calls { "function" } else { "label" };
+                    return Err(Diagnostic::error(t.span, format!("target '{}' is not a {what}", t.text)));
+                }
+            };
+            items.push(item);
+        }
+        Ok(Operand::List(items))
     }
 
     /// An element of a `{ }` vector: a scalar register, `_` or an immediate.
@@ -184,7 +211,7 @@ impl<'a> BodyCx<'_, 'a> {
 }
 
 /// A special register named `name` (with its `.x`-style component if it has dimensions).
-fn special(name: Name<'_>, component: Option<Name<'_>>) -> Result<Resolved, Diagnostic> {
+fn special<'a>(name: Name<'a>, component: Option<Name<'a>>) -> Result<Resolved<'a>, Diagnostic> {
     use SpecialReg::*;
     let dim = component.and_then(|c| match c.text {
         ".x" => Some(Dim::X),

@@ -25,7 +25,7 @@ const fn spec(kinds: &'static [Kind], types: (u8, u8), operands: (u8, u8), requi
 }
 
 const FLOAT_ARITH: &[Kind] = &[Rounding, Ftz, Sat, Cc, Relu];
-const MEM_LD: &[Kind] = &[Sem, Scope, Space, Cache, Nc, Eviction, CacheHint, PrefetchSize, Vec];
+const MEM_LD: &[Kind] = &[Sem, Mmio, Scope, Space, Cache, Nc, Eviction, CacheHint, PrefetchSize, Vec];
 const ATOMIC: &[Kind] = &[Sem, Scope, Space, Atom, Noftz, CacheHint, Vec];
 const MBARRIER: &[Kind] = &[Space, Sem, Scope, NoComplete, ExpectTx, Parity];
 
@@ -54,7 +54,7 @@ pub fn op_spec(op: Opcode) -> OpSpec {
         O::Addc | O::Subc => spec(&[Cc], (1, 1), (3, 3), &[]),
         O::Madc => spec(&[MulMode, Cc], (1, 1), (4, 4), &[]),
         O::Testp => spec(&[Testp], (1, 1), (2, 2), &[Testp]),
-        O::Fma => spec(&[Rounding, Ftz, Sat, Relu], (1, 1), (4, 4), &[]),
+        O::Fma => spec(&[Rounding, Oob, Ftz, Sat, Relu], (1, 1), (4, 4), &[]),
         O::Rcp | O::Sqrt | O::Rsqrt => spec(&[Rounding, Precision, Ftz], (1, 1), (2, 2), &[]),
         O::Sin | O::Cos | O::Lg2 | O::Ex2 | O::Tanh => spec(&[Precision, Ftz], (1, 1), (2, 2), &[]),
         O::Set => spec(&[Cmp, BoolOp, Ftz], (2, 2), (3, 4), &[Cmp]),
@@ -68,14 +68,15 @@ pub fn op_spec(op: Opcode) -> OpSpec {
         O::Shfl => spec(&[Sync, Shfl], (1, 1), (4, 5), &[Shfl]),
         O::Ld => spec(MEM_LD, (1, 1), (2, 3), &[]),
         O::Ldu => spec(&[Space, Vec], (1, 1), (2, 2), &[]),
-        O::St => spec(&[Sem, Scope, Space, Cache, Eviction, CacheHint, Vec], (1, 1), (2, 3), &[]),
+        O::St => spec(&[Sem, Mmio, Scope, Space, Cache, Eviction, CacheHint, Vec], (1, 1), (2, 3), &[]),
         O::Prefetch => spec(&[Space, Level, Eviction], (0, 0), (1, 1), &[]),
         O::Prefetchu => spec(&[Level], (0, 0), (1, 1), &[]),
         O::Isspacep => spec(&[Space], (0, 0), (2, 2), &[Space]),
         O::Cvta => spec(&[To, Space], (1, 1), (2, 2), &[Space]),
         O::Cvt => spec(&[Rounding, Ftz, Sat, Satfinite, Relu], (2, 2), (2, 3), &[]),
-        O::CvtPack => spec(&[Sat], (3, 3), (3, 4), &[]),
+        O::CvtPack => spec(&[Sat], (2, 3), (3, 4), &[]),
         O::Mapa => spec(&[Space], (1, 1), (3, 3), &[]),
+        O::Createpolicy => spec(&[Policy, Space, Eviction, Level], (1, 1), (2, 4), &[Policy]),
         O::Getctarank => spec(&[Space], (1, 1), (2, 2), &[]),
         O::CpAsync => spec(&[Cache, Space, CacheHint, PrefetchSize], (0, 0), (3, 5), &[Space]),
         O::CpAsyncCommitGroup | O::CpAsyncWaitAll | O::WgmmaFence | O::WgmmaCommitGroup => {
@@ -107,7 +108,7 @@ pub fn op_spec(op: Opcode) -> OpSpec {
         O::BarWarpSync => spec(&[], (0, 0), (1, 1), &[]),
         O::BarrierClusterArrive | O::BarrierClusterWait => spec(&[Sem, Aligned], (0, 0), (0, 0), &[]),
         O::Membar => spec(&[Gl, Scope], (0, 0), (0, 0), &[Scope]),
-        O::Fence => spec(&[Sem, Scope, Proxy], (0, 0), (0, 0), &[]),
+        O::Fence => spec(&[Sem, Scope, Proxy, MbarrierInit], (0, 0), (0, 0), &[]),
         O::Atom => spec(ATOMIC, (1, 1), (3, 5), &[Atom]),
         O::Red => spec(ATOMIC, (1, 1), (2, 3), &[Atom]),
         O::Vote => spec(&[Sync, Vote], (1, 1), (2, 3), &[Vote]),

@@ -16,7 +16,8 @@ use alloc::vec::Vec;
 
 use super::{PResult, Parser};
 use crate::diagnostic::Diagnostic;
-use crate::ir::opcode::{suggest, Opcode, UNSUPPORTED};
+use crate::diagnostic::Span;
+use crate::ir::opcode::{is_unsupported, suggest, Opcode};
 use crate::ir::Linkage;
 use crate::ptx::ast::{GuardAst, Instruction, Name, OperandAst, PrototypeDecl, Statement};
 use crate::ptx::lexer::TokenKind;
@@ -87,8 +88,14 @@ impl<'a> Parser<'a> {
                 if self.at_dot(".callprototype") {
                     out.push(Statement::Prototype(self.prototype(name)?));
                 } else if matches!(self.peek_text(), ".branchtargets" | ".calltargets") {
-                    let (s, w) = (self.here(), self.peek_text());
-                    return Err(self.unknown_directive(s, w));
+                    let calls = self.peek_text() == ".calltargets";
+                    self.pos += 1;
+                    let mut targets = alloc::vec![self.name("a target")?];
+                    while self.eat_punct(",") {
+                        targets.push(self.name("a target")?);
+                    }
+                    self.expect_semicolon("after the target list")?;
+                    out.push(Statement::Targets { name, calls, targets });
                 } else {
                     out.push(Statement::Label(name));
                 }
@@ -135,6 +142,11 @@ impl<'a> Parser<'a> {
                 };
                 out.push(Statement::Var(self.var_decl(linkage, start)?));
             }
+            ".branchtargets" | ".calltargets" => {
+                let d = Diagnostic::error(start, format!("'{word}' must follow the label that names the list"))
+                    .with_hint(format!("write `targets: {word} a, b;`"));
+                return Err(self.push(d));
+            }
             _ => return Err(self.unknown_directive(start, word)),
         }
         Ok(())
@@ -151,7 +163,7 @@ impl<'a> Parser<'a> {
         self.pos += 1;
         let params = if self.at_punct("(") { self.param_list()? } else { Vec::new() };
         let noreturn = self.eat_dot(".noreturn");
-        self.expect_punct(";", "after .callprototype")?;
+        self.expect_semicolon("after .callprototype")?;
         Ok(PrototypeDecl { name, returns, params, noreturn })
     }
 
@@ -176,16 +188,28 @@ impl<'a> Parser<'a> {
     /// The longest opcode name made of `head` and the first words; returns it and how many words
     /// it used.
     fn resolve_opcode(&mut self, head: Name<'a>, words: &[Name<'a>]) -> PResult<(Opcode, usize)> {
-        let mut name = String::from(head.text);
-        let mut candidates = alloc::vec![(name.clone(), 0usize)];
+        // Candidate names are source slices when the words are contiguous (they always are in
+        // real PTX); otherwise they are spelled out.
+        let mut spelled = String::new();
+        let mut candidates: Vec<(alloc::borrow::Cow<'a, str>, usize, Span)> = Vec::new();
+        let mut contiguous = true;
+        let mut end = head.span;
+        candidates.push((alloc::borrow::Cow::Borrowed(head.text), 0, head.span));
+        spelled.push_str(head.text);
         for (i, w) in words.iter().take(Opcode::max_name_words() + 1).enumerate() {
-            name.push_str(w.text);
-            candidates.push((name.clone(), i + 1));
+            contiguous &= w.span.start == end.end;
+            end = w.span;
+            spelled.push_str(w.text);
+            let span = head.span.join(w.span);
+            let name = match self.src.get(span.start as usize..span.end as usize) {
+                Some(text) if contiguous => alloc::borrow::Cow::Borrowed(text),
+                _ => alloc::borrow::Cow::Owned(spelled.clone()),
+            };
+            candidates.push((name, i + 1, span));
         }
-        for (cand, used) in candidates.iter().rev() {
-            let span = words.get(..*used).and_then(|w| w.last()).map_or(head.span, |w| head.span.join(w.span));
-            if UNSUPPORTED.contains(&cand.as_str()) {
-                let d = Diagnostic::error(span, format!("instruction '{cand}' is not supported by RegLab"))
+        for (cand, used, span) in candidates.iter().rev() {
+            if is_unsupported(cand) {
+                let d = Diagnostic::error(*span, format!("instruction '{cand}' is not supported by RegLab"))
                     .with_hint("RegLab models the PTX instructions real kernels use; this one is not among them yet");
                 return Err(self.push(d));
             }
@@ -215,17 +239,8 @@ impl<'a> Parser<'a> {
             if self.eat_punct(",") {
                 continue;
             }
-            if self.eat_punct(";") {
-                return Ok(ops);
-            }
-            let found = self.describe_next();
-            let d = Diagnostic::error(self.here(), format!("expected ',' or ';' after an operand, found {found}"));
-            let d = if self.peek().is_none_or(|t| self.src[..t.span.start as usize].ends_with('\n')) {
-                d.with_hint("is the ';' at the end of the previous line missing?")
-            } else {
-                d
-            };
-            return Err(self.push(d));
+            self.expect_semicolon("(or ',') after an operand")?;
+            return Ok(ops);
         }
     }
 

@@ -1,10 +1,12 @@
-//! Module-level directives and declarations: `.version`, `.target`, `.address_size`, `.file`,
-//! `.section`, `.pragma`, variables with initialisers, and `.entry`/`.func` signatures with their
-//! performance directives.
+//! The module level: the item loop with its recovery, `.version`, `.target`, `.address_size`,
+//! `.file`, `.section`, `.pragma` and `.loc`, and the dispatch to variable declarations
+//! ([`var`](super::var)) and function signatures ([`signature`](super::signature)).
 //!
 //! ```text
-//! .global .align 4 .b8 tbl[4] = {1, 2, 3, 4};
-//! .visible .func (.param .b32 r) f(.param .u64 .ptr .global .align 4 p) .noreturn;
+//! .version 8.3
+//! .target sm_90a, debug
+//! .file 1 "k.cu", 1595524614, 5649
+//! .section .debug_info { .b32 197 .b8 2, 0 .b32 .debug_abbrev }
 //! ```
 
 use alloc::format;
@@ -12,17 +14,12 @@ use alloc::vec::Vec;
 
 use super::{PResult, Parser};
 use crate::diagnostic::{Diagnostic, Span};
-use crate::ir::{FunctionKind, Linkage, PerfDirectives, StateSpace, TargetOption, Type, VecWidth};
-use crate::ptx::ast::{
-    self, DeclName, Init, ParamDecl, SectionDecl, SectionLineAst, SectionValueAst, TopItem, VarDecl,
-};
+use crate::ir::{Linkage, StateSpace, TargetOption, Type};
+use crate::ptx::ast::{self, SectionDecl, SectionLineAst, SectionValueAst, TopItem};
 use crate::ptx::lexer::TokenKind;
 
-/// Nesting limit of initialiser lists (`{{{…}}}`).
-const MAX_INIT_DEPTH: usize = 32;
-
 /// Directives that may begin a top-level item (where recovery stops).
-const TOP_LEVEL: &[&str] = &[
+pub(super) const TOP_LEVEL: &[&str] = &[
     ".version",
     ".target",
     ".address_size",
@@ -41,7 +38,6 @@ const TOP_LEVEL: &[&str] = &[
     ".local",
     ".tex",
 ];
-
 impl<'a> Parser<'a> {
     pub(super) fn module(&mut self) -> ast::Module<'a> {
         let mut items = Vec::new();
@@ -140,12 +136,9 @@ impl<'a> Parser<'a> {
 
     pub(super) fn unknown_directive(&mut self, span: Span, word: &str) -> super::Fail {
         let d = match word {
-            ".alias"
-            | ".branchtargets"
-            | ".calltargets"
-            | ".abi_preserve"
-            | ".abi_preserve_control"
-            | ".blocksareclusters" => Diagnostic::error(span, format!("directive '{word}' is not supported by RegLab")),
+            ".alias" | ".abi_preserve" | ".abi_preserve_control" | ".blocksareclusters" => {
+                Diagnostic::error(span, format!("directive '{word}' is not supported by RegLab"))
+            }
             _ => {
                 let d = Diagnostic::error(span, format!("unknown directive '{}'", super::truncate(word)));
                 match nearest(word, KNOWN_DIRECTIVES) {
@@ -241,7 +234,7 @@ impl<'a> Parser<'a> {
     pub(super) fn pragma(&mut self) -> PResult<ast::Name<'a>> {
         self.pos += 1;
         let s = self.string("a pragma")?;
-        self.expect_punct(";", "after .pragma")?;
+        self.expect_semicolon("after .pragma")?;
         Ok(s)
     }
 
@@ -324,238 +317,6 @@ impl<'a> Parser<'a> {
             }
         }
     }
-
-    /// `[linkage] space {.align N | .vN | type} name[<N>][dims][= init] {, …} ;`
-    pub(super) fn var_decl(&mut self, linkage: Linkage, start: Span) -> PResult<VarDecl<'a>> {
-        let Some(t) = self.bump() else { return Err(self.error(start, "expected a state space")) };
-        let Some(space) = StateSpace::from_keyword(self.text(t)) else {
-            return Err(self.unknown_directive(t.span, self.text(t)));
-        };
-        let (align, vec, ty) = self.var_attributes()?;
-        let mut names = alloc::vec![self.decl_name()?];
-        while self.eat_punct(",") {
-            names.push(self.decl_name()?);
-        }
-        self.expect_punct(";", "after a declaration")?;
-        Ok(VarDecl { span: start.join(self.prev_span()), linkage, space, align, vec, ty, names })
-    }
-
-    /// `.align N`, `.vN` and the type, in any order.
-    fn var_attributes(&mut self) -> PResult<(Option<u32>, Option<VecWidth>, Type)> {
-        let (mut align, mut vec, mut ty) = (None, None, None);
-        while let Some(t) = self.peek().filter(|t| t.kind == TokenKind::DotWord) {
-            let word = self.text(t);
-            self.pos += 1;
-            if word == ".align" {
-                align = Some(self.u32_literal("an alignment")?);
-            } else if let Some(v) = VecWidth::from_keyword(word) {
-                vec = Some(v);
-            } else if let Some(tt) = Type::from_keyword(word) {
-                if ty.replace(tt).is_some() {
-                    return Err(self.error(t.span, format!("second type '{word}' in a declaration")));
-                }
-            } else {
-                return Err(self.error(t.span, format!("unexpected '{word}' in a declaration")));
-            }
-        }
-        match ty {
-            Some(ty) => Ok((align, vec, ty)),
-            None => {
-                let found = self.describe_next();
-                Err(self.error(self.here(), format!("expected a type such as .b32 in the declaration, found {found}")))
-            }
-        }
-    }
-
-    fn decl_name(&mut self) -> PResult<DeclName<'a>> {
-        let name = self.name("a name")?;
-        let count = if self.eat_punct("<") {
-            let n = self.u32_literal("a register count")?;
-            self.expect_punct(">", "after the register count")?;
-            Some(n)
-        } else {
-            None
-        };
-        let dims = self.dims()?;
-        let init = if self.eat_punct("=") { Some(self.init(0)?) } else { None };
-        Ok(DeclName { name, count, dims, init })
-    }
-
-    fn dims(&mut self) -> PResult<Vec<Option<u64>>> {
-        let mut dims = Vec::new();
-        while self.eat_punct("[") {
-            if self.eat_punct("]") {
-                dims.push(None);
-            } else {
-                dims.push(Some(self.u64_literal("an array size")?.0));
-                self.expect_punct("]", "after the array size")?;
-            }
-        }
-        Ok(dims)
-    }
-
-    fn init(&mut self, depth: usize) -> PResult<Init<'a>> {
-        let start = self.here();
-        if self.eat_punct("{") {
-            if depth >= MAX_INIT_DEPTH {
-                return Err(self.error(start, format!("initialiser nested deeper than {MAX_INIT_DEPTH} levels")));
-            }
-            let mut items = Vec::new();
-            if !self.at_punct("}") {
-                items.push(self.init(depth + 1)?);
-                while self.eat_punct(",") {
-                    items.push(self.init(depth + 1)?);
-                }
-            }
-            self.expect_punct("}", "to close the initialiser list")?;
-            return Ok(Init::List(items, start.join(self.prev_span())));
-        }
-        if self.peek_text() == "generic" && self.nth(1).is_some_and(|t| self.text(t) == "(") {
-            self.pos += 2;
-            let name = self.name("a symbol")?;
-            self.expect_punct(")", "after generic(symbol")?;
-            return Ok(Init::Symbol { name, offset: self.offset()?, generic: true });
-        }
-        if matches!(self.peek_kind(), Some(TokenKind::Ident)) {
-            let name = self.name("a symbol")?;
-            return Ok(Init::Symbol { name, offset: self.offset()?, generic: false });
-        }
-        let (lit, span) = self.literal()?;
-        Ok(Init::Literal(lit, span))
-    }
-
-    fn function(&mut self, linkage: Linkage, start: Span) -> PResult<ast::FunctionDecl<'a>> {
-        let kind = if self.eat_dot(".entry") { FunctionKind::Entry } else { FunctionKind::Func };
-        if kind == FunctionKind::Func {
-            self.pos += 1;
-        }
-        let returns = if kind == FunctionKind::Func && self.at_punct("(") { self.param_list()? } else { Vec::new() };
-        let name = self.name("a function name")?;
-        let params = if self.at_punct("(") { self.param_list()? } else { Vec::new() };
-        let span = start.join(self.prev_span());
-        let perf = self.perf_directives()?;
-        let body = if self.eat_punct(";") {
-            None
-        } else if self.at_punct("{") {
-            Some(self.body())
-        } else if self.peek().is_none_or(|t| t.kind == TokenKind::DotWord && TOP_LEVEL.contains(&self.text(t))) {
-            // Old nvopencc output ends declarations without ';'.
-            None
-        } else {
-            let found = self.describe_next();
-            return Err(self.error(
-                self.here(),
-                format!("expected '{{' or ';' after the signature of '{}', found {found}", name.text),
-            ));
-        };
-        Ok(ast::FunctionDecl { span, linkage, kind, name, returns, params, perf, body })
-    }
-
-    pub(super) fn param_list(&mut self) -> PResult<Vec<ParamDecl<'a>>> {
-        self.expect_punct("(", "to open the parameter list")?;
-        let mut params = Vec::new();
-        if !self.at_punct(")") {
-            params.push(self.param()?);
-            while self.eat_punct(",") {
-                params.push(self.param()?);
-            }
-        }
-        self.expect_punct(")", "to close the parameter list")?;
-        Ok(params)
-    }
-
-    fn param(&mut self) -> PResult<ParamDecl<'a>> {
-        let start = self.here();
-        let space = match self.peek_text() {
-            ".param" => StateSpace::Param,
-            ".reg" => StateSpace::Reg,
-            _ => {
-                let found = self.describe_next();
-                return Err(self.error(start, format!("expected .param or .reg to start a parameter, found {found}")));
-            }
-        };
-        self.pos += 1;
-        let (mut align, mut vec, mut ty, mut ptr) = (None, None, None, None);
-        while let Some(t) = self.peek().filter(|t| t.kind == TokenKind::DotWord) {
-            let word = self.text(t);
-            self.pos += 1;
-            if word == ".align" {
-                align = Some(self.u32_literal("an alignment")?);
-            } else if word == ".ptr" {
-                ptr = Some(self.ptr_attributes()?);
-            } else if let Some(v) = VecWidth::from_keyword(word) {
-                vec = Some(v);
-            } else if let Some(tt) = Type::from_keyword(word) {
-                ty = Some(tt);
-            } else {
-                return Err(self.error(t.span, format!("unexpected '{word}' in a parameter")));
-            }
-        }
-        let Some(ty) = ty else {
-            return Err(self.error(self.here(), "expected a type such as .u64 in the parameter"));
-        };
-        let name = self.name("a parameter name")?;
-        let dims = self.dims()?;
-        Ok(ParamDecl { span: start.join(self.prev_span()), space, align, vec, ty, ptr, name, dims })
-    }
-
-    /// After `.ptr`: an optional state space and `.align N`.
-    fn ptr_attributes(&mut self) -> PResult<(Option<StateSpace>, Option<u32>)> {
-        let mut space = None;
-        if let Some(s) = StateSpace::from_keyword(self.peek_text()) {
-            self.pos += 1;
-            space = Some(s);
-        }
-        let align = if self.eat_dot(".align") { Some(self.u32_literal("an alignment")?) } else { None };
-        Ok((space, align))
-    }
-
-    fn perf_directives(&mut self) -> PResult<PerfDirectives> {
-        let mut perf = PerfDirectives::default();
-        while let Some(t) = self.peek().filter(|t| t.kind == TokenKind::DotWord) {
-            let word = self.text(t);
-            match word {
-                ".maxntid" | ".reqntid" | ".reqnctapercluster" => {
-                    self.pos += 1;
-                    let mut dims = alloc::vec![self.u32_literal("a dimension")?];
-                    while self.eat_punct(",") {
-                        dims.push(self.u32_literal("a dimension")?);
-                    }
-                    if dims.len() > 3 {
-                        return Err(self.error(t.span, format!("{word} takes at most 3 dimensions")));
-                    }
-                    let slot = match word {
-                        ".maxntid" => &mut perf.maxntid,
-                        ".reqntid" => &mut perf.reqntid,
-                        _ => &mut perf.reqnctapercluster,
-                    };
-                    *slot = Some(dims);
-                }
-                ".minnctapersm" | ".maxnctapersm" | ".maxnreg" | ".maxclusterrank" => {
-                    self.pos += 1;
-                    let n = Some(self.u32_literal("a count")?);
-                    match word {
-                        ".minnctapersm" => perf.minnctapersm = n,
-                        ".maxnctapersm" => perf.maxnctapersm = n,
-                        ".maxnreg" => perf.maxnreg = n,
-                        _ => perf.maxclusterrank = n,
-                    }
-                }
-                ".noreturn" => {
-                    self.pos += 1;
-                    perf.noreturn = true;
-                }
-                ".explicitcluster" => {
-                    self.pos += 1;
-                    perf.explicitcluster = true;
-                }
-                ".pragma" => perf.pragmas.push(self.pragma()?.text.into()),
-                _ if TOP_LEVEL.contains(&word) => break,
-                _ => return Err(self.unknown_directive(t.span, word)),
-            }
-        }
-        Ok(perf)
-    }
 }
 
 /// Every directive RegLab knows (for "did you mean" hints).
@@ -587,6 +348,8 @@ const KNOWN_DIRECTIVES: &[&str] = &[
     ".maxnreg",
     ".noreturn",
     ".callprototype",
+    ".branchtargets",
+    ".calltargets",
     ".reqnctapercluster",
     ".explicitcluster",
     ".maxclusterrank",
@@ -596,7 +359,7 @@ const KNOWN_DIRECTIVES: &[&str] = &[
 pub(super) fn nearest(word: &str, known: &[&'static str]) -> Option<&'static str> {
     known
         .iter()
-        .map(|k| (crate::ir::opcode::edit_distance(word, k), *k))
+        .map(|k| (crate::diagnostic::edit_distance(word, k), *k))
         .min()
         .filter(|(d, k)| *d <= 2.max(k.len() / 3))
         .map(|(_, k)| k)

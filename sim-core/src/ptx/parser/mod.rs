@@ -1,4 +1,4 @@
-//! The PTX parser: tokens → [`ast::Module`](crate::ptx::ast::Module), reporting every error it can
+//! The PTX parser: tokens → [`ast::Module`], reporting every error it can
 //! with a span, a message and (where one helps) a hint, and recovering at `;` and `}`.
 //!
 //! ```text
@@ -15,6 +15,8 @@
 mod body;
 mod decl;
 pub mod literal;
+mod signature;
+mod var;
 
 use alloc::format;
 use alloc::vec::Vec;
@@ -131,6 +133,32 @@ impl<'a> Parser<'a> {
         }
         let found = self.describe_next();
         Err(self.error(self.here(), format!("expected '{p}' {context}, found {found}")))
+    }
+
+    /// A `;` ending a statement. If it is missing and the next token is on a later line, the
+    /// error points just after the statement and parsing goes on with the next line as if the
+    /// `;` were there (so one forgotten `;` costs one error, not the next statement too).
+    fn expect_semicolon(&mut self, context: &str) -> PResult<()> {
+        if self.eat_punct(";") {
+            return Ok(());
+        }
+        let prev = self.prev_span();
+        let next_line = match self.peek() {
+            Some(t) => self.src.get(prev.end as usize..t.span.start as usize).is_some_and(|gap| gap.contains('\n')),
+            None => true,
+        };
+        if next_line {
+            let at = Span::new(prev.end as usize, prev.end as usize);
+            let d = Diagnostic::error(at, format!("expected ';' {context}"));
+            let d = match self.peek() {
+                Some(t) => d.with_hint(format!("the next line starts with '{}'", truncate(self.text(t)))),
+                None => d,
+            };
+            self.push(d);
+            return Ok(());
+        }
+        let found = self.describe_next();
+        Err(self.error(self.here(), format!("expected ';' {context}, found {found}")))
     }
 
     /// `'text'` of the next token, or "end of file".
@@ -262,5 +290,73 @@ pub(crate) fn truncate(text: &str) -> &str {
     match text.char_indices().nth(40) {
         Some((i, _)) => &text[..i],
         None => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse;
+    use crate::ptx::ast::{Statement, TopItem};
+
+    const HEAD: &str = ".version 7.0\n.target sm_80\n";
+
+    fn body_of(src: &str) -> usize {
+        let (ast, diags) = parse(src);
+        assert!(diags.is_empty(), "{diags:?}");
+        let Some(ast) = ast else { return 0 };
+        ast.items
+            .iter()
+            .find_map(|i| match i {
+                TopItem::Function(f) => f.body.as_ref().map(Vec::len),
+                _ => None,
+            })
+            .unwrap_or(0)
+    }
+
+    #[test]
+    fn nested_scopes_are_flat_statements() {
+        let src = alloc::format!("{HEAD}.entry k() {{ {{ .reg .b32 r; {{ mov.b32 r, 1; }} }} ret; }}");
+        let (ast, _) = parse(&src);
+        let Some(TopItem::Function(f)) = ast.as_ref().and_then(|a| a.items.last()) else {
+            return assert!(ast.is_some());
+        };
+        let kinds: alloc::vec::Vec<&str> = f
+            .body
+            .iter()
+            .flatten()
+            .map(|s| match s {
+                Statement::Enter(_) => "{",
+                Statement::Leave(_) => "}",
+                Statement::Var(_) => "var",
+                Statement::Inst(_) => "inst",
+                _ => "other",
+            })
+            .collect();
+        assert_eq!(kinds, ["{", "var", "{", "inst", "}", "}", "inst"]);
+    }
+
+    #[test]
+    fn deep_nesting_parses_without_recursion() {
+        let depth = 100_000;
+        let src = alloc::format!("{HEAD}.entry k() {{ {} ret; {} }}", "{".repeat(depth), "}".repeat(depth));
+        assert_eq!(body_of(&src), 2 * depth + 1);
+    }
+
+    #[test]
+    fn errors_are_reported_one_per_statement_and_parsing_goes_on() {
+        let src = alloc::format!("{HEAD}.entry k() {{\n  addd.s32 %r1, %r2, %r3;\n  mov.u32 %r1 %r2;\n  ret;\n}}\n");
+        let (ast, diags) = parse(&src);
+        assert!(ast.is_none());
+        let messages: alloc::vec::Vec<&str> = diags.iter().map(|d| d.message.as_str()).collect();
+        assert_eq!(messages.len(), 2, "{messages:?}");
+        assert!(messages[0].contains("unknown instruction 'addd'"));
+        assert!(messages[1].contains("after an operand"));
+    }
+
+    #[test]
+    fn the_error_count_is_capped() {
+        let src = alloc::format!("{HEAD}.entry k() {{ {} }}", "bogus;\n".repeat(1000));
+        let (_, diags) = parse(&src);
+        assert_eq!(diags.len(), super::MAX_ERRORS + 1);
     }
 }

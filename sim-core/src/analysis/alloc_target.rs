@@ -1,0 +1,114 @@
+//! What the register allocation estimate knows about the machine code ptxas generates for a
+//! target: registers it reserves, and the scratch registers of PTX instructions that become
+//! multi-instruction sequences in SASS.
+//!
+//! ```text
+//! div.rn.f32 %f3, %f1, %f2;    // sm_52: a Newton–Raphson sequence with a slow path: +8 registers
+//! mul.wide.u32 %rd1, %r1, %r2; // sm_52: four XMADs with partial products: +5; sm_80: one IMAD.WIDE
+//! ```
+//!
+//! Every number here was measured with ptxas 12.6 (`-v`) on one-instruction kernels (load two
+//! operands through a pointer, apply the instruction, store the result), as the difference from
+//! the same kernel with a plain `add` of the same type; see `docs/fidelity/registers.md`. Facts
+//! measured the same way: R1 is the stack pointer in every kernel (so it is never allocated), and
+//! on sm_70 and later except sm_75 ptxas reports two registers more than on sm_52 for the same
+//! code and at least 8 for any kernel that computes something.
+
+use crate::ir::{Inst, Module, Opcode, Operand, Precision, Type};
+
+/// The GPU generation the estimate is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AllocTarget {
+    /// The compute capability as written in `sm_XY` (52, 80, 90).
+    pub sm: u32,
+}
+
+impl Default for AllocTarget {
+    fn default() -> Self {
+        AllocTarget { sm: 52 }
+    }
+}
+
+impl AllocTarget {
+    /// The target of a module's `.target sm_XY` (sm_52 if it cannot be read; targets older than
+    /// sm_50, which today's ptxas no longer accepts, are estimated as sm_52).
+    pub fn of_module(module: &Module) -> AllocTarget {
+        let digits: alloc::string::String =
+            module.target.arch.trim_start_matches("sm_").chars().take_while(char::is_ascii_digit).collect();
+        let sm = digits.parse().unwrap_or(52);
+        AllocTarget { sm: if sm < 50 { 52 } else { sm } }
+    }
+
+    /// Volta and later, Turing aside: integer multiply in one IMAD, two registers reported more.
+    fn volta_like(self) -> bool {
+        self.sm >= 70 && self.sm != 75
+    }
+
+    /// Integer multiplies are single instructions (IMAD) from sm_70 on; XMAD sequences before.
+    fn has_imad(self) -> bool {
+        self.sm >= 70
+    }
+
+    /// The register reserved in every kernel (the stack pointer R1).
+    pub fn reserved_register(self) -> u32 {
+        1
+    }
+
+    /// The count ptxas reports for a kernel whose allocation uses registers `0..used`.
+    pub fn reported(self, used: u32, trivial: bool) -> u32 {
+        let used = used.max(2);
+        if self.volta_like() && !trivial {
+            (used + 2).max(8)
+        } else {
+            used
+        }
+    }
+
+    /// Scratch registers the SASS sequence for `inst` needs besides its operands.
+    pub fn scratch(self, inst: &Inst) -> u32 {
+        let ty = inst.ty();
+        let imm = inst.uses().iter().any(|op| matches!(op, Operand::Imm(_)));
+        let approx = inst.mods.precision == Some(Precision::Approx);
+        let f64 = ty == Some(Type::F64);
+        let wide = ty.is_some_and(|t| t.bits() == 64);
+        let signed = ty.is_some_and(Type::is_signed_int);
+        let old = !self.has_imad();
+        use Opcode::*;
+        match inst.opcode {
+            Div if ty == Some(Type::F32) && inst.mods.rounding.is_some() => 8,
+            Div if f64 => 14,
+            Rcp if f64 && !approx => 4,
+            Rcp if ty == Some(Type::F32) && !approx => 8,
+            Sqrt if f64 => 10,
+            Sqrt if ty == Some(Type::F32) && !approx => 4,
+            Rsqrt if f64 => 5,
+            Div | Rem if wide && !imm => 13 + 2 * u32::from(signed),
+            Div | Rem if !imm && ty.is_some_and(Type::is_integer) => {
+                if old {
+                    7 + 2 * u32::from(signed)
+                } else {
+                    4 + 2 * u32::from(signed)
+                }
+            }
+            Mul | Mad if wide && !imm && inst.mods.mul_mode == Some(crate::ir::MulMode::Hi) => {
+                if old {
+                    14
+                } else {
+                    6
+                }
+            }
+            Mul | Mad if wide && !imm && inst.mods.mul_mode != Some(crate::ir::MulMode::Wide) => {
+                if old {
+                    10
+                } else {
+                    2
+                }
+            }
+            Mul | Mad if old && !imm && inst.mods.mul_mode == Some(crate::ir::MulMode::Hi) => 2,
+            Mul | Mad if old && !imm && inst.mods.mul_mode == Some(crate::ir::MulMode::Wide) => 5,
+            Mul | Mad | Mul24 | Mad24 if old && !imm && ty.is_some_and(Type::is_integer) => 1,
+            Cvt if old && inst.types.iter().any(|t| t == Type::F64) && inst.types.iter().any(|t| t != Type::F64) => 2,
+            _ => 0,
+        }
+    }
+}

@@ -1,0 +1,189 @@
+//! Register allocation estimate: how many 32-bit registers per thread a real allocator (ptxas)
+//! would assign, by colouring the interference graph of allocation values.
+//!
+//! ```text
+//! ld.param.u64 %rd1, [p];          // rematerialised: a constant-bank operand, no register
+//! mov.u32 %r1, %tid.x;             // R0
+//! mul.wide.u32 %rd2, %r1, 4;       // R2:R3 (64-bit values take an aligned pair)
+//! add.s64 %rd3, %rd1, %rd2;        // R2:R3 again (%rd2 dies here); %rd1 needs a pair here only
+//! ld.global.f32 %f1, [%rd3];       // R0 — 4 registers in all
+//! ```
+//!
+//! Steps: webs and rematerialisable values ([`super::alloc_values`]); liveness of webs; the
+//! interference graph (a definition interferes with everything live after it, except the source
+//! of a copy); aggressive coalescing of copies whose ends do not interfere, innermost loops first;
+//! then greedy colouring in dominator-tree order of the first definition (optimal for the chordal
+//! graphs of SSA-like code), each value taking the lowest free run of 1, 2 or 4 units aligned to
+//! its size, R1 excepted (the stack pointer). Predicates live in their own file and are only
+//! counted. Target facts (scratch registers of multi-instruction SASS sequences, what ptxas
+//! reports on Volta and later) are in [`AllocTarget`].
+//!
+//! The result is an estimate: ptxas also schedules, unrolls, folds and spills. The committed
+//! comparison with ptxas over the corpus is `docs/fidelity/registers.md`.
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+use super::alloc_target::AllocTarget;
+use super::alloc_values::{Values, Web};
+use super::cfg::Cfg;
+use super::def_use::{DefId, DefUse};
+use super::dominators::Dominators;
+use super::interference::{Graph, Groups};
+use super::liveness::Liveness;
+use super::loops::Loops;
+use crate::ir::{Block, Function, Handle, Inst};
+
+/// A register assignment for one function.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Allocation {
+    registers: u32,
+    predicates: u32,
+    start: Vec<Option<u32>>,
+    web_of_def: Vec<u32>,
+    units: Vec<u32>,
+    across_calls: Vec<(Handle<Inst>, u32)>,
+}
+
+impl Allocation {
+    /// Allocates registers for `kernel`.
+    pub fn compute(
+        kernel: &Function,
+        cfg: &Cfg,
+        dom: &Dominators,
+        loops: &Loops,
+        du: &DefUse,
+        live: &Liveness,
+        target: AllocTarget,
+    ) -> Allocation {
+        let Some(body) = &kernel.body else { return Allocation::default() };
+        let values = Values::compute(kernel, du);
+        let sinks = values.sink_points(body, cfg, dom, loops, du);
+        let graph = Graph::build(body, cfg, du, &values, &sinks, target);
+        let mut groups = Groups::new(graph.adj.clone(), graph.units.clone());
+        groups.coalesce(&values, loops, cfg);
+        let order = colour_order(cfg, dom, du, &values, &groups, &sinks, &graph.scratch);
+        let start = groups.colour(&order, target.reserved_register());
+        let units: Vec<u32> = (0..groups.n).map(|w| groups.units[w]).collect();
+        let used = (0..groups.n).filter_map(|w| start[w].map(|s| s + units[w])).max().unwrap_or(0);
+        let trivial = body.insts.values().all(|i| i.opcode.is_terminator());
+        let registers = target.reported(used, trivial);
+        let predicates = body.insts.handles().map(|ih| live.pred_live_in(ih).count() as u32).max().unwrap_or(0);
+        let across_calls =
+            cfg.call_sites().iter().map(|c| (c.inst, graph.live_across(c.inst, &groups, &start))).collect();
+        // Each web takes its coalesced group's registers.
+        let start = (0..groups.n as u32).map(|w| start[groups.find_const(w) as usize]).collect();
+        Allocation { registers, predicates, start, web_of_def: values.web_of_def, units, across_calls }
+    }
+
+    /// 32-bit registers per thread for this function alone (callees not included).
+    pub fn registers(&self) -> u32 {
+        self.registers
+    }
+
+    /// Predicate registers live at once (at most 7 exist per thread on NVIDIA GPUs).
+    pub fn predicates(&self) -> u32 {
+        self.predicates
+    }
+
+    /// The physical registers of definition `d` (`None` if rematerialised or unknown).
+    pub fn physical(&self, d: DefId) -> Option<core::ops::Range<u32>> {
+        let w = *self.web_of_def.get(d as usize)? as usize;
+        let s = self.start.get(w).copied().flatten()?;
+        Some(s..s + self.units.get(w).copied().unwrap_or(1))
+    }
+
+    /// For each `call`, the registers holding values live across it.
+    pub fn live_across_calls(&self) -> &[(Handle<Inst>, u32)] {
+        &self.across_calls
+    }
+}
+
+/// Groups in dominator-tree preorder of their first definition (address temporaries at their
+/// instruction), so every value is coloured after the values live where it is defined.
+fn colour_order(
+    cfg: &Cfg,
+    dom: &Dominators,
+    du: &DefUse,
+    values: &Values,
+    groups: &Groups,
+    sinks: &[(Handle<Inst>, Web)],
+    scratch: &[Handle<Inst>],
+) -> Vec<u32> {
+    let mut block_rank = vec![u32::MAX; cfg.len()];
+    let mut stack: Vec<Handle<Block>> = cfg.entry().into_iter().collect();
+    let mut next = 0u32;
+    while let Some(b) = stack.pop() {
+        block_rank[b.index()] = next;
+        next += 1;
+        let mut kids: Vec<Handle<Block>> = dom.children(b).collect();
+        kids.reverse();
+        stack.extend(kids);
+    }
+    let key = |ih: Handle<Inst>| cfg.position(ih).map_or((u32::MAX, 0), |(b, i)| (block_rank[b.index()], i as u32));
+    let mut first: Vec<(u32, u32)> = vec![(u32::MAX, u32::MAX); groups.n];
+    for (d, def) in du.defs().iter().enumerate() {
+        let w = groups.find_const(values.web_of_def[d]) as usize;
+        first[w] = first[w].min(key(def.inst));
+    }
+    for (i, &ih) in scratch.iter().enumerate() {
+        first[values.len() + i] = key(ih);
+    }
+    for &(ih, w) in sinks {
+        let g = groups.find_const(w) as usize;
+        first[g] = first[g].min(key(ih));
+    }
+    let mut order: Vec<u32> = (0..groups.n as u32).collect();
+    order.sort_by_key(|&g| (first[g as usize], g));
+    order
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::test_util::kernel;
+
+    fn allocate(body: &str, sm: u32) -> Allocation {
+        let m = kernel(body);
+        let f = &m.functions[Handle::from_index(0)];
+        let cfg = Cfg::compute(f);
+        let dom = Dominators::compute(&cfg);
+        let loops = Loops::compute(&cfg, &dom);
+        let du = DefUse::compute(f, &cfg);
+        let live = Liveness::compute(f, &cfg);
+        Allocation::compute(f, &cfg, &dom, &loops, &du, &live, AllocTarget { sm })
+    }
+
+    #[test]
+    fn pairs_are_aligned_and_r1_is_reserved() {
+        // %r1 → R0, then the 64-bit product needs an even pair: R2:R3 (R1 is the stack pointer).
+        let a = allocate(
+            ".reg .b32 %r<3>; .reg .b64 %rd<3>;
+             mov.u32 %r1, %tid.x;
+             mul.wide.u32 %rd1, %r1, 4;
+             ld.global.u32 %r2, [%rd1];
+             add.s32 %r2, %r2, %r1;
+             st.global.u32 [%rd1], %r2;
+             ret;",
+            52,
+        );
+        // Definitions are numbered by register: %r1, %r2 (load), %r2 (add), %rd1.
+        assert_eq!(a.physical(0), Some(0..1));
+        assert_eq!(a.physical(1), Some(4..5));
+        assert_eq!(a.physical(3), Some(2..4));
+        assert_eq!(a.registers(), 5);
+        assert_eq!(a.predicates(), 0);
+    }
+
+    #[test]
+    fn volta_reports_two_more_and_at_least_eight() {
+        let body = ".reg .b32 %r<3>;
+             mov.u32 %r1, %tid.x;
+             add.s32 %r2, %r1, 1;
+             st.global.u32 [0], %r2;
+             ret;";
+        assert_eq!(allocate(body, 52).registers(), 2);
+        assert_eq!(allocate(body, 80).registers(), 8);
+        assert_eq!(allocate("ret;", 80).registers(), 2);
+    }
+}

@@ -1,0 +1,22 @@
+//! View components. Each takes its data as props and reports user intent through callbacks; the
+//! `Workspace` in `app.rs` connects them to the `AppState` context.
+
+pub mod chart;
+pub mod editor;
+pub mod examples_picker;
+pub mod header;
+pub mod kernel_picker;
+pub mod listing;
+pub mod occupancy;
+pub mod occupancy_charts;
+pub mod occupancy_inputs;
+pub mod pressure;
+pub mod results;
+
+pub use chart::Chart;
+pub use editor::Editor;
+pub use examples_picker::ExamplesPicker;
+pub use header::Header;
+pub use kernel_picker::KernelPicker;
+pub use occupancy::OccupancyPanel;
+pub use results::Results;

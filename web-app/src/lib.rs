@@ -1,0 +1,29 @@
+//! RegLab's web front end (Yew). All computation goes through `sim-core`; this crate holds view
+//! code, the one [`state::AppState`] reducer, and browser glue (local storage, timers).
+//!
+//! ```text
+//! App (app.rs) ── use_reducer(AppState) ── ContextProvider<AppContext>
+//!   └─ Workspace: reads the context, passes props down, turns callbacks into `Action`s
+//!        ├─ Header + ExamplesPicker   (components/header.rs, components/examples_picker.rs)
+//!        ├─ KernelPicker + Editor     (components/editor.rs + listing.rs: live registers per line)
+//!        ├─ Results                   (components/results.rs + pressure.rs; data from model/)
+//!        └─ OccupancyPanel            (components/occupancy.rs + occupancy_inputs.rs + chart.rs)
+//! ```
+//!
+//! Where things live: [`model`] is the only module that calls `sim-core` (front end, analyses,
+//! occupancy calculator); [`highlight`] turns the lexer's classes into editor markup; [`chart`]
+//! draws line charts as SVG text (shown and exported alike); [`settings`] holds the user's kernel,
+//! GPU and launch choices; [`storage`] keeps text and settings in local storage; [`examples`] holds
+//! the bundled kernels (embedded at build time by `build.rs`).
+
+pub mod app;
+pub mod chart;
+pub mod components;
+pub mod examples;
+pub mod highlight;
+pub mod model;
+pub mod settings;
+pub mod state;
+pub mod storage;
+
+pub use app::App;

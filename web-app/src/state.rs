@@ -1,0 +1,276 @@
+//! The one [`AppState`] of the page and its reducer: every change goes through an [`Action`].
+//! Components read the state from the [`AppContext`] and dispatch actions; nothing else mutates it.
+//!
+//! ```text
+//! Edit(text) → source = text, revision += 1, analysis recomputed now (small text) or later (large)
+//!              → kernel view (listing, register estimate; large kernels after a pause) → occupancy
+//! SelectGpu / EditLaunch / … → settings changed → occupancy view (kernel view if the target changed)
+//! ```
+
+use std::rc::Rc;
+
+use yew::{AttrValue, Reducible, UseReducerHandle};
+
+use crate::examples;
+use crate::model::kernel::{cheap_to_analyse, kernel_view, KernelStatus, KernelView};
+use crate::model::occupancy::{gpu_config, gpu_sm, occupancy_view, GpuSettings, OccupancyView};
+use crate::model::{self, Analysis};
+use crate::settings::{GpuField, LaunchField, Settings};
+
+/// Texts up to this size are analysed on every edit; larger ones after a pause in typing
+/// (`Action::Analyze`, scheduled by the app).
+pub const SYNC_ANALYSIS_LIMIT: usize = 96 * 1024;
+
+/// The whole state of the page.
+#[derive(Clone, Debug)]
+pub struct AppState {
+    /// The PTX text in the editor.
+    pub source: AttrValue,
+    /// Bumped on every change of `source`; analyses and saves are tagged with it.
+    pub revision: u64,
+    /// The analysis of `source`, possibly of an older revision while a large text is being typed.
+    pub analysis: Rc<Analysis>,
+    /// The example the text came from, if it was loaded from one (and since edited or not).
+    pub example: Option<&'static str>,
+    /// True once the text differs from what was loaded or restored.
+    pub modified: bool,
+    /// The text an example load replaced, so the user can take it back.
+    pub replaced: Option<AttrValue>,
+    /// A request to move the editor's caret to a line (from the diagnostics list).
+    pub reveal: Option<Reveal>,
+    /// Whether the text is kept in local storage.
+    pub storage: StorageStatus,
+    /// Selected kernel, GPU and launch (kept in local storage too).
+    pub settings: Settings,
+    /// The analyses of the selected kernel: of `analysis`, or of the last version that compiled.
+    pub kernel: Rc<KernelView>,
+    /// The occupancy of the selected kernel on the GPU with the launch of `settings`.
+    pub occupancy: Rc<OccupancyView>,
+}
+
+/// "Show line `line` in the editor"; `seq` makes repeated requests for the same line distinct.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reveal {
+    /// Increases with every request.
+    pub seq: u64,
+    /// 1-based line.
+    pub line: u32,
+}
+
+/// What happened to the editor text and local storage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StorageStatus {
+    /// Nothing saved or restored yet (first visit: the default example is shown).
+    Fresh,
+    /// The text was restored from local storage on load.
+    Restored,
+    /// The latest text is saved.
+    Saved,
+    /// Local storage cannot be used (private mode, sandboxed iframe, quota); the page still works.
+    Unavailable,
+}
+
+/// Everything that can change the state.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// The user changed the editor text.
+    Edit(AttrValue),
+    /// Replace the text with the bundled example of this id.
+    LoadExample(String),
+    /// Take back the text the last example load replaced.
+    RestoreReplaced,
+    /// Analyse the text if it is still at this revision (scheduled after a pause in typing).
+    Analyze(u64),
+    /// Analyse the selected kernel if the text's analysis is still at this revision (scheduled
+    /// after a pause in typing, for kernels too large to analyse on every keystroke).
+    AnalyzeKernel(u64),
+    /// Move the editor's caret to this 1-based line.
+    RevealLine(u32),
+    /// The result of the latest attempt to save the text.
+    Storage(StorageStatus),
+    /// Show this kernel (by name) in the listing and the occupancy panel.
+    SelectKernel(String),
+    /// Use this GPU preset (its edits are dropped).
+    SelectGpu(String),
+    /// Change one field of the GPU (`None`: the preset's value).
+    EditGpu(GpuField, Option<u32>),
+    /// Change one field of the launch (`None`: the kernel's or the default value).
+    EditLaunch(LaunchField, Option<u64>),
+}
+
+/// The reducer handle components get from context.
+pub type AppContext = UseReducerHandle<AppState>;
+
+impl AppState {
+    /// The state for `source`, restored from storage or not.
+    pub fn new(source: impl Into<AttrValue>, example: Option<&'static str>, storage: StorageStatus) -> Self {
+        let source = source.into();
+        let analysis = Rc::new(model::analyze(&source, 0));
+        let state = AppState {
+            source,
+            revision: 0,
+            analysis,
+            example,
+            modified: false,
+            replaced: None,
+            reveal: None,
+            storage,
+            settings: Settings::default(),
+            kernel: Rc::default(),
+            occupancy: Rc::new(occupancy_view(&KernelView::default(), &Default::default(), &Default::default())),
+        };
+        state.refresh_kernel()
+    }
+
+    /// The same state with `settings` (restored from storage); an unknown GPU preset (from another
+    /// version of the page) falls back to the default.
+    pub fn with_settings(self, mut settings: Settings) -> Self {
+        if gpu_config(&settings.gpu).is_none() {
+            settings.gpu = GpuSettings::default();
+        }
+        AppState { settings, ..self }.refresh_kernel()
+    }
+
+    /// The first-visit state: the default example.
+    pub fn with_default_example() -> Self {
+        let example = examples::default_example();
+        AppState::new(example.map_or("", |e| e.source), example.map(|e| e.id), StorageStatus::Fresh)
+    }
+
+    /// True while `analysis` lags behind `source`.
+    pub fn analysis_pending(&self) -> bool {
+        self.analysis.revision != self.revision
+    }
+
+    /// True while the kernel view belongs to an older version of the text.
+    pub fn kernel_stale(&self) -> bool {
+        self.analysis_pending() || self.kernel.revision != self.analysis.revision
+    }
+
+    /// True while the text compiled but its selected kernel waits to be analysed (large kernels
+    /// are analysed after a pause in typing: `Action::AnalyzeKernel`).
+    pub fn kernel_pending(&self) -> bool {
+        self.analysis.compiled.is_some() && self.kernel.revision != self.analysis.revision
+    }
+
+    /// The state for new text; `typing` defers the analyses of a large kernel.
+    fn with_source(&self, source: AttrValue, typing: bool) -> Self {
+        let revision = self.revision + 1;
+        if source.len() > SYNC_ANALYSIS_LIMIT {
+            return AppState { source, revision, ..self.clone() };
+        }
+        let analysis = Rc::new(model::analyze(&source, revision));
+        let next = AppState { source, revision, ..self.clone() };
+        if typing && analysis.compiled.is_some() && !cheap_to_analyse(&analysis, self.settings.kernel.as_deref()) {
+            AppState { analysis, ..next }
+        } else {
+            AppState { analysis, ..next }.refresh_kernel()
+        }
+    }
+
+    /// Recomputes the kernel view (and the occupancy) from the analysis and the settings; while
+    /// the text does not compile, the view of the last version that did is kept.
+    fn refresh_kernel(self) -> Self {
+        let view = kernel_view(&self.analysis, self.settings.kernel.as_deref(), gpu_sm(&self.settings.gpu));
+        let keep_old = view.status == KernelStatus::NotCompiled && self.kernel.status == KernelStatus::Analysed;
+        if keep_old {
+            return self;
+        }
+        AppState { kernel: Rc::new(view), ..self }.refresh_occupancy()
+    }
+
+    /// Recomputes the occupancy from the kernel view and the settings.
+    fn refresh_occupancy(self) -> Self {
+        let occupancy = Rc::new(occupancy_view(&self.kernel, &self.settings.gpu, &self.settings.launch));
+        AppState { occupancy, ..self }
+    }
+
+    /// The state with `settings` changed by `change`; `None` if nothing changed.
+    fn change_settings(&self, change: impl FnOnce(&mut Settings)) -> Option<Self> {
+        let mut settings = self.settings.clone();
+        change(&mut settings);
+        if settings == self.settings {
+            return None;
+        }
+        let reanalyse = settings.kernel != self.settings.kernel || gpu_sm(&settings.gpu) != gpu_sm(&self.settings.gpu);
+        let next = AppState { settings, ..self.clone() };
+        Some(if reanalyse { next.refresh_kernel() } else { next.refresh_occupancy() })
+    }
+}
+
+impl Reducible for AppState {
+    type Action = Action;
+
+    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        match action {
+            Action::Edit(text) if text == self.source => self,
+            Action::Edit(text) => Rc::new(AppState { modified: true, ..self.with_source(text, true) }),
+            Action::LoadExample(id) => match examples::find(&id) {
+                Some(example) if example.source == self.source.as_str() => self,
+                Some(example) => {
+                    let replaced = self.modified.then(|| self.source.clone()).or_else(|| self.replaced.clone());
+                    let next = self.with_source(AttrValue::Static(example.source), false);
+                    Rc::new(AppState { example: Some(example.id), modified: false, replaced, ..next })
+                }
+                None => self,
+            },
+            Action::RestoreReplaced => match self.replaced.clone() {
+                Some(text) => {
+                    Rc::new(AppState { example: None, modified: true, replaced: None, ..self.with_source(text, false) })
+                }
+                None => self,
+            },
+            Action::Analyze(revision) if revision == self.revision && self.analysis_pending() => {
+                let analysis = Rc::new(model::analyze(&self.source, revision));
+                Rc::new(AppState { analysis, ..(*self).clone() }.refresh_kernel())
+            }
+            Action::Analyze(_) => self,
+            Action::AnalyzeKernel(revision) if revision == self.analysis.revision && self.kernel_pending() => {
+                Rc::new((*self).clone().refresh_kernel())
+            }
+            Action::AnalyzeKernel(_) => self,
+            Action::RevealLine(line) => {
+                let seq = self.reveal.map_or(1, |r| r.seq + 1);
+                Rc::new(AppState { reveal: Some(Reveal { seq, line }), ..(*self).clone() })
+            }
+            Action::Storage(status) if status == self.storage => self,
+            Action::Storage(status) => Rc::new(AppState { storage: status, ..(*self).clone() }),
+            Action::SelectKernel(name) => self.settings_action(|s| s.kernel = Some(name)),
+            Action::SelectGpu(preset) => {
+                let gpu = GpuSettings { preset, ..GpuSettings::default() };
+                if gpu.preset == self.settings.gpu.preset || gpu_config(&gpu).is_none() {
+                    return self;
+                }
+                self.settings_action(|s| s.gpu = gpu)
+            }
+            Action::EditGpu(field, value) => self.settings_action(|s| s.set_gpu(field, value)),
+            Action::EditLaunch(field, value) => self.settings_action(|s| s.set_launch(field, value)),
+        }
+    }
+}
+
+impl AppState {
+    fn settings_action(self: Rc<Self>, change: impl FnOnce(&mut Settings)) -> Rc<Self> {
+        match self.change_settings(change) {
+            Some(next) => Rc::new(next),
+            None => self,
+        }
+    }
+}
+
+/// Cheap comparison for context consumers: the text is compared through its revision.
+impl PartialEq for AppState {
+    fn eq(&self, other: &Self) -> bool {
+        self.revision == other.revision
+            && self.source.len() == other.source.len()
+            && Rc::ptr_eq(&self.analysis, &other.analysis)
+            && self.example == other.example
+            && self.modified == other.modified
+            && self.replaced == other.replaced
+            && self.reveal == other.reveal
+            && self.storage == other.storage
+            && self.settings == other.settings
+            && Rc::ptr_eq(&self.kernel, &other.kernel)
+            && Rc::ptr_eq(&self.occupancy, &other.occupancy)
+    }
+}

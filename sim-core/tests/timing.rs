@@ -32,7 +32,7 @@ const EXAMPLES: [(&str, &str, &str); 3] = [
 ];
 
 /// FNV-1a over the serialized reports: equal on every platform or the model is not deterministic.
-const IMGVF_DIGEST: u64 = 12_490_051_294_024_478_891;
+const IMGVF_DIGEST: u64 = 1_030_445_887_424_046_841;
 
 fn simulate(ptx: &str, launch: &str, schemes: &[&str]) -> Vec<Report> {
     let module = sim_core::ptx::compile(ptx).unwrap_or_default();
@@ -71,7 +71,7 @@ fn executor_ms(ptx: &str, launch: &str) -> f64 {
     let module = sim_core::ptx::compile(ptx).unwrap_or_default();
     let Ok(setup) = LaunchSetup::from_json(launch) else { return 0.0 };
     let Some(gpu) = presets::by_name("fermi-gtx480") else { return 0.0 };
-    let program = Program::decode(&module, &gpu.execution);
+    let program = Program::decode(&module, &gpu);
     let start = js_sys::Date::now();
     if let Ok(mut source) = ExecSource::new(&module, &setup, &program) {
         while let Ok(Some(_)) = source.next_cta() {}

@@ -159,6 +159,8 @@ pub struct KernelPlacement {
     pub threads_per_cta: u32,
     /// Registers per thread the scheme allocated.
     pub registers_per_thread: u32,
+    /// The kernel's maximum live 32-bit registers (liveness), for comparison.
+    pub max_live_registers: u32,
     /// Resident CTAs per SM allowed by the occupancy calculator.
     pub ctas_per_sm: u32,
     /// Resident warps per SM at that many CTAs.

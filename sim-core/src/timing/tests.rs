@@ -99,7 +99,7 @@ fn scheduler_orders() {
 fn straight_line(src: &str, warps: usize) -> (Program, CtaStream) {
     let module = crate::ptx::compile(src).unwrap_or_default();
     let gpu = presets::hopper_h100();
-    let program = Program::decode(&module, &gpu.execution);
+    let program = Program::decode(&module, &gpu);
     let n = program.insts.len() as u32;
     let insts: Vec<DynInst> =
         (0..n).map(|sid| DynInst { sid, active: u32::MAX, executed: u32::MAX, ..DynInst::default() }).collect();

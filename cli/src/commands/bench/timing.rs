@@ -98,7 +98,7 @@ pub fn measure(name: &'static str, ptx: &str, launch: &str, gpu: &GpuConfig, qui
     let module = sim_core::ptx::compile(ptx).map_err(|d| format!("{name}: {d:?}"))?;
     let setup = LaunchSetup::from_json(launch).map_err(|e| format!("{name}: {e:?}"))?;
     let setup = if quick { super::executor::quick(setup) } else { setup };
-    let program = Program::decode(&module, &gpu);
+    let program = Program::decode(&module, gpu);
     let spent = Rc::new(Cell::new(Duration::ZERO));
     let inner = ExecSource::new(&module, &setup, &program).map_err(|e| format!("{name}: {e}"))?;
     let source = Box::new(Timed { inner, spent: spent.clone() });

@@ -8,9 +8,10 @@
 //! `exec`: runs the kernel with the launch setup of the `// launch:` line and prints the outputs
 //! and counts or the structured error (`reglab_tests::exec_case`, the cases under
 //! `tests/cases/exec/`).
-//! `// timing: PRESET sms=N schemes=…`: the timing model's figures per scheme for the micro-kernels
-//! under `tests/cases/timing/`, whose cycle counts are worked out by hand in their comments
-//! (`reglab_tests::timing_case`).
+//! `timing`: simulates the kernel with that launch setup under the GPU, SM count and register-file
+//! schemes of its `// timing:` line and prints each scheme's key figures
+//! (`reglab_tests::timing_case`, the micro-kernels with hand-worked cycle counts under
+//! `tests/cases/timing/`).
 //! Any other header names static-analysis sections (`// run: cfg liveness regalloc`), rendered by
 //! `reglab_tests::analysis_dump` and, for the register-file schemes' analyses and passes
 //! (`ranges`, `single_use_loads`, `demo`, `composite`, `fuse`, …), `reglab_tests::scheme_dump`
@@ -41,7 +42,7 @@ fn run_case(path: &Path, src: &str) -> Result<String, String> {
     if mode == "exec" {
         return Ok(reglab_tests::exec_case::run_case(src));
     }
-    if header.starts_with("// timing:") {
+    if mode == "timing" {
         return Ok(reglab_tests::timing_case::run_case(src));
     }
     if mode != "compile" {
@@ -51,7 +52,7 @@ fn run_case(path: &Path, src: &str) -> Result<String, String> {
         };
         if sections.is_empty() || !sections.iter().all(known) {
             return Err(format!(
-                "first line must be `// run: compile`, `// run: exec` or `// run: <sections>` from {:?}, found {header:?}",
+                "first line must be `// run: compile`, `exec`, `timing` or `// run: <sections>` from {:?}, found {header:?}",
                 reglab_tests::analysis_dump::SECTIONS
             ));
         }

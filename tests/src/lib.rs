@@ -44,9 +44,7 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-pub mod filetest;
-pub mod timing_case;
-
 pub mod bfs;
 pub mod exec_case;
+pub mod timing_case;
 pub mod units;

@@ -1,8 +1,10 @@
-//! Running a timing file test: `tests/cases/timing/<name>.ptx` carries a `// launch: {…}` header
-//! (the executor's launch format) and a `// timing: PRESET [sms=N] [schemes=a,b] [registers=N]`
-//! header; the key figures of each scheme's report, as text, must equal `<name>.expected`.
+//! Running a timing file test: `tests/cases/timing/<name>.ptx` starts with `// run: timing`, carries
+//! a `// launch: {…}` line (the executor's launch format) and a
+//! `// timing: PRESET [sms=N] [schemes=a,b] [registers=N]` line; the key figures of each scheme's
+//! report, as text, must equal `<name>.expected` (`tests/file_tests.rs`).
 //!
 //! ```text
+//! // run: timing
 //! // timing: hopper-h100 sms=1 schemes=baseline,no-bank-conflicts
 //! == baseline
 //! cycles 47 · warp instructions 10 · thread instructions 320 …
@@ -19,7 +21,11 @@ use crate::exec_case::launch_header;
 
 /// The `// timing:` header: preset, options and schemes.
 pub fn timing_header(src: &str) -> Result<(String, TimingOptions, Vec<String>), String> {
-    let words = crate::filetest::header_words(src, "timing");
+    let words: Vec<&str> = src
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("// timing:"))
+        .map(|rest| rest.split_whitespace().collect())
+        .unwrap_or_default();
     let preset = words.first().ok_or("no '// timing:' header")?.to_string();
     let mut options = TimingOptions::default();
     let mut schemes = vec![String::from("baseline")];

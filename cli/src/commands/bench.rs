@@ -1,27 +1,28 @@
-//! `reglab bench [--json] [--gpu PRESET]`: throughput of the simulator on the bundled examples
-//! (with their launch setups): each runs once through the executor and the cycle-level timing
-//! model with the baseline register file, single threaded.
+//! `reglab bench [--json] [--gpu PRESET] [--only NAME] [--quick] [--corpus DIR]`: throughput of
+//! the simulator, single threaded (build with `--release`), in simulated warp-instructions per
+//! host second: the cycle-level timing model with the baseline register file on the bundled
+//! examples (`warp_instructions_per_second`, the executor's time taken out; also per CPU second,
+//! which other processes on the machine do not inflate), and the functional executor alone
+//! (`executor_warp_instructions_per_second`; its workloads add Rodinia BFS and the ZLUDA unit
+//! kernels when the corpus is found). Numbers depend on the host; nothing asserts them.
 //!
 //! ```text
 //! $ reglab bench --json
-//! {"warp_instructions_per_second": 4.1e6, "end_to_end_warp_instructions_per_second": …,
-//!  "executor_warp_instructions_per_second": …, "kernels": [{"name": "saxpy", …}, …]}
+//! {"warp_instructions_per_second": 2.0e6, "warp_instructions_per_cpu_second": 2.1e6,
+//!  "end_to_end_warp_instructions_per_second": 1.4e6, "executor_warp_instructions_per_second": 5.5e6,
+//!  "gpu": "fermi-gtx480", "scheme": "baseline", "kernels": [{"name": "vector_add", …}, …],
+//!  "executor": {"warp_instructions_per_second": …, "kernels": […]}}
 //! ```
-//!
-//! `warp_instructions_per_second` is the timing model's own figure: simulated warp-instructions
-//! per host second spent in the timing model, the executor's time (measured around every CTA it
-//! hands over) taken out. `end_to_end_…` includes the executor; `executor_…` is the executor
-//! alone (with stream recording). Numbers depend on the host and its load; nothing asserts them.
 
-use std::cell::Cell;
+mod executor;
+mod timing;
+
+use std::path::PathBuf;
 use std::process::ExitCode;
-use std::rc::Rc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use sim_core::exec::LaunchSetup;
 use sim_core::gpu::presets;
-use sim_core::timing::exec_source::ExecSource;
-use sim_core::timing::{CtaSource, CtaStream, Program, Simulation, TimingOptions};
+use timing::{Clock, Measured};
 
 /// Arguments of `reglab bench`.
 #[derive(clap::Args)]
@@ -29,122 +30,60 @@ pub struct Args {
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
-    /// GPU preset to simulate.
+    /// GPU preset the timing model simulates.
     #[arg(long, default_value = "fermi-gtx480")]
     pub gpu: String,
-    /// Only the examples whose name contains this.
+    /// Only the examples whose name contains this (timing model only).
     #[arg(long)]
     pub only: Option<String>,
+    /// Smaller problem sizes (a quick smoke run).
+    #[arg(long)]
+    pub quick: bool,
+    /// The PTX corpus (for the executor's BFS and unit-kernel workloads); default
+    /// `$REGLAB_CORPUS` or `../shared/corpus/ptx`.
+    #[arg(long)]
+    pub corpus: Option<PathBuf>,
 }
 
-macro_rules! example {
-    ($name:literal) => {
-        (
-            $name,
-            include_str!(concat!("../../../static/examples/", $name, ".ptx")),
-            include_str!(concat!("../../../tests/cases/exec/examples/", $name, ".launch.json")),
-        )
-    };
-}
-
-/// The bundled examples with their launch setups.
+/// The bundled examples (`static/examples`) with their launch setups (`tests/cases/exec/examples`),
+/// the same files the tests check.
 const EXAMPLES: &[(&str, &str, &str)] = &[
-    example!("vector_add"),
-    example!("saxpy"),
-    example!("matmul_tiled"),
-    example!("reduction"),
-    example!("hotspot"),
-    example!("imgvf"),
-    example!("histogram"),
+    (
+        "vector_add",
+        include_str!("../../../static/examples/vector_add.ptx"),
+        include_str!("../../../tests/cases/exec/examples/vector_add.launch.json"),
+    ),
+    (
+        "matmul_tiled",
+        include_str!("../../../static/examples/matmul_tiled.ptx"),
+        include_str!("../../../tests/cases/exec/examples/matmul_tiled.launch.json"),
+    ),
+    (
+        "reduction",
+        include_str!("../../../static/examples/reduction.ptx"),
+        include_str!("../../../tests/cases/exec/examples/reduction.launch.json"),
+    ),
+    (
+        "hotspot",
+        include_str!("../../../static/examples/hotspot.ptx"),
+        include_str!("../../../tests/cases/exec/examples/hotspot.launch.json"),
+    ),
+    (
+        "imgvf",
+        include_str!("../../../static/examples/imgvf.ptx"),
+        include_str!("../../../tests/cases/exec/examples/imgvf.launch.json"),
+    ),
+    (
+        "histogram",
+        include_str!("../../../static/examples/histogram.ptx"),
+        include_str!("../../../tests/cases/exec/examples/histogram.launch.json"),
+    ),
+    (
+        "saxpy",
+        include_str!("../../../static/examples/saxpy.ptx"),
+        include_str!("../../../tests/cases/exec/examples/saxpy.launch.json"),
+    ),
 ];
-
-/// Host time: wall clock and this thread's CPU time (Linux `schedstat`, nanoseconds; zero
-/// elsewhere).
-#[derive(Clone, Copy, Default)]
-struct Clock {
-    wall: Duration,
-    cpu: Duration,
-}
-
-impl Clock {
-    fn add(self, o: Clock) -> Clock {
-        Clock { wall: self.wall + o.wall, cpu: self.cpu + o.cpu }
-    }
-
-    fn sub(self, o: Clock) -> Clock {
-        Clock { wall: self.wall.saturating_sub(o.wall), cpu: self.cpu.saturating_sub(o.cpu) }
-    }
-}
-
-fn thread_cpu() -> Duration {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next().and_then(|n| n.parse::<u64>().ok()))
-        .map_or(Duration::ZERO, Duration::from_nanos)
-}
-
-/// A running stopwatch.
-struct Stopwatch {
-    wall: Instant,
-    cpu: Duration,
-}
-
-impl Stopwatch {
-    fn start() -> Self {
-        Stopwatch { wall: Instant::now(), cpu: thread_cpu() }
-    }
-
-    fn elapsed(&self) -> Clock {
-        Clock { wall: self.wall.elapsed(), cpu: thread_cpu().saturating_sub(self.cpu) }
-    }
-}
-
-/// A source that measures the wall time spent producing CTAs (the CPU share is estimated from
-/// the whole run's CPU/wall ratio: reading CPU time around every CTA would cost more than a CTA).
-struct Timed {
-    inner: ExecSource,
-    spent: Rc<Cell<Duration>>,
-}
-
-impl CtaSource for Timed {
-    fn next_cta(&mut self) -> Result<Option<CtaStream>, String> {
-        let start = Instant::now();
-        let r = self.inner.next_cta();
-        self.spent.set(self.spent.get() + start.elapsed());
-        r
-    }
-
-    fn total_ctas(&self) -> Option<u64> {
-        self.inner.total_ctas()
-    }
-}
-
-struct Measured {
-    name: &'static str,
-    warp_instructions: u64,
-    cycles: u64,
-    total: Clock,
-    executor: Clock,
-}
-
-fn measure(name: &'static str, ptx: &str, launch: &str, gpu: &sim_core::gpu::GpuConfig) -> Result<Measured, String> {
-    let module = sim_core::ptx::compile(ptx).map_err(|d| format!("{name}: {d:?}"))?;
-    let setup = LaunchSetup::from_json(launch).map_err(|e| format!("{name}: {e:?}"))?;
-    let program = Program::decode(&module, &gpu.execution);
-    let spent = Rc::new(Cell::new(Duration::ZERO));
-    let inner = ExecSource::new(&module, &setup, &program).map_err(|e| format!("{name}: {e}"))?;
-    let source = Box::new(Timed { inner, spent: spent.clone() });
-    let watch = Stopwatch::start();
-    let mut sim = Simulation::new(program, source, gpu, &["baseline"], TimingOptions::default())
-        .map_err(|e| format!("{name}: {e}"))?;
-    let reports = sim.run_to_end().map_err(|e| format!("{name}: {e}"))?;
-    let total = watch.elapsed();
-    let r = reports.first().ok_or_else(|| format!("{name}: no report"))?;
-    let wall = spent.get();
-    let share = if total.wall.is_zero() { 0.0 } else { wall.as_secs_f64() / total.wall.as_secs_f64() };
-    let executor = Clock { wall, cpu: total.cpu.mul_f64(share.min(1.0)) };
-    Ok(Measured { name, warp_instructions: r.warp_instructions, cycles: r.cycles, total, executor })
-}
 
 fn rate(n: u64, d: Duration) -> f64 {
     let s = d.as_secs_f64();
@@ -166,7 +105,7 @@ pub fn run(args: &Args) -> ExitCode {
         if args.only.as_deref().is_some_and(|o| !name.contains(o)) {
             continue;
         }
-        match measure(name, ptx, launch, &gpu) {
+        match timing::measure(name, ptx, launch, &gpu, args.quick) {
             Ok(m) => results.push(m),
             Err(e) => {
                 eprintln!("reglab bench: {e}");
@@ -174,65 +113,84 @@ pub fn run(args: &Args) -> ExitCode {
             }
         }
     }
+    let executor = if args.only.is_some() {
+        serde_json::Value::Null
+    } else {
+        let corpus = args
+            .corpus
+            .clone()
+            .or_else(|| std::env::var_os("REGLAB_CORPUS").map(PathBuf::from))
+            .unwrap_or_else(|| PathBuf::from("../shared/corpus/ptx"));
+        match executor::bench(&corpus, args.quick) {
+            Ok(v) => v,
+            Err(e) => {
+                eprintln!("reglab bench: {e}");
+                return ExitCode::from(1);
+            }
+        }
+    };
+    print(args.json, &gpu.name, &results, executor);
+    ExitCode::SUCCESS
+}
+
+fn print(json: bool, gpu: &str, results: &[Measured], executor: serde_json::Value) {
     let insts: u64 = results.iter().map(|m| m.warp_instructions).sum();
     let total = results.iter().fold(Clock::default(), |a, m| a.add(m.total));
-    let executor = results.iter().fold(Clock::default(), |a, m| a.add(m.executor));
-    let timing = total.sub(executor);
-    let kernels: Vec<serde_json::Value> = results
-        .iter()
-        .map(|m| {
-            let t = m.total.sub(m.executor);
-            serde_json::json!({
-                "name": m.name,
-                "warp_instructions": m.warp_instructions,
-                "cycles": m.cycles,
-                "timing_seconds": t.wall.as_secs_f64(),
-                "timing_cpu_seconds": t.cpu.as_secs_f64(),
-                "executor_seconds": m.executor.wall.as_secs_f64(),
-                "warp_instructions_per_second": rate(m.warp_instructions, t.wall),
-                "warp_instructions_per_cpu_second": rate(m.warp_instructions, t.cpu),
+    let exec = results.iter().fold(Clock::default(), |a, m| a.add(m.executor));
+    let model = total.sub(exec);
+    let executor_rate = executor.get("warp_instructions_per_second").cloned().unwrap_or(serde_json::Value::Null);
+    if json {
+        let kernels: Vec<serde_json::Value> = results
+            .iter()
+            .map(|m| {
+                let t = m.total.sub(m.executor);
+                serde_json::json!({
+                    "name": m.name,
+                    "warp_instructions": m.warp_instructions,
+                    "cycles": m.cycles,
+                    "timing_seconds": t.wall.as_secs_f64(),
+                    "timing_cpu_seconds": t.cpu.as_secs_f64(),
+                    "warp_instructions_per_second": rate(m.warp_instructions, t.wall),
+                    "warp_instructions_per_cpu_second": rate(m.warp_instructions, t.cpu),
+                })
             })
-        })
-        .collect();
-    let doc = serde_json::json!({
-        "gpu": gpu.name,
-        "scheme": "baseline",
-        "warp_instructions_per_second": rate(insts, timing.wall),
-        "warp_instructions_per_cpu_second": rate(insts, timing.cpu),
-        "end_to_end_warp_instructions_per_second": rate(insts, total.wall),
-        "executor_warp_instructions_per_second": rate(insts, executor.wall),
-        "executor_warp_instructions_per_cpu_second": rate(insts, executor.cpu),
-        "warp_instructions": insts,
-        "kernels": kernels,
-    });
-    if args.json {
+            .collect();
+        let doc = serde_json::json!({
+            "warp_instructions_per_second": rate(insts, model.wall),
+            "warp_instructions_per_cpu_second": rate(insts, model.cpu),
+            "end_to_end_warp_instructions_per_second": rate(insts, total.wall),
+            "executor_warp_instructions_per_second": executor_rate,
+            "gpu": gpu,
+            "scheme": "baseline",
+            "warp_instructions": insts,
+            "kernels": kernels,
+            "executor": executor,
+        });
         println!("{doc}");
-    } else {
+        return;
+    }
+    println!(
+        "{:<14} {:>12} {:>10} {:>9} {:>9} {:>9} {:>13} {:>13}",
+        "kernel", "warp insts", "cycles", "timing s", "cpu s", "exec s", "insts/s", "insts/cpu-s"
+    );
+    for m in results {
+        let t = m.total.sub(m.executor);
         println!(
-            "{:<14} {:>12} {:>10} {:>9} {:>9} {:>9} {:>13} {:>13}",
-            "kernel", "warp insts", "cycles", "timing s", "cpu s", "exec s", "insts/s", "insts/cpu-s"
-        );
-        for m in &results {
-            let t = m.total.sub(m.executor);
-            println!(
-                "{:<14} {:>12} {:>10} {:>9.3} {:>9.3} {:>9.3} {:>13.0} {:>13.0}",
-                m.name,
-                m.warp_instructions,
-                m.cycles,
-                t.wall.as_secs_f64(),
-                t.cpu.as_secs_f64(),
-                m.executor.wall.as_secs_f64(),
-                rate(m.warp_instructions, t.wall),
-                rate(m.warp_instructions, t.cpu)
-            );
-        }
-        println!(
-            "timing model: {:.0} warp-instructions/s ({:.0} per CPU second) · end to end: {:.0} · executor: {:.0}",
-            rate(insts, timing.wall),
-            rate(insts, timing.cpu),
-            rate(insts, total.wall),
-            rate(insts, executor.wall)
+            "{:<14} {:>12} {:>10} {:>9.3} {:>9.3} {:>9.3} {:>13.0} {:>13.0}",
+            m.name,
+            m.warp_instructions,
+            m.cycles,
+            t.wall.as_secs_f64(),
+            t.cpu.as_secs_f64(),
+            m.executor.wall.as_secs_f64(),
+            rate(m.warp_instructions, t.wall),
+            rate(m.warp_instructions, t.cpu)
         );
     }
-    ExitCode::SUCCESS
+    println!(
+        "timing model ({gpu}, baseline): {:.0} warp-instructions/s ({:.0} per CPU second) · end to end: {:.0} · executor alone (its own workloads): {executor_rate}",
+        rate(insts, model.wall),
+        rate(insts, model.cpu),
+        rate(insts, total.wall),
+    );
 }

@@ -74,6 +74,7 @@ impl Dispatcher {
             kernel: kernel.name.clone(),
             threads_per_cta: shape.threads,
             registers_per_thread: regs,
+            max_live_registers: kernel.max_live_registers,
             ctas_per_sm: occ.blocks_per_sm,
             warps_per_sm: occ.warps_per_sm,
             theoretical_occupancy: occ.occupancy,

@@ -78,26 +78,32 @@ impl ExecSource {
         let shape = step.ok_or_else(|| format!("launch {} has no launch step", t.launch))?;
         let mut warps = Vec::with_capacity(t.warps.len());
         for w in t.warps {
-            let mut addresses = w.addresses;
+            let mut raw = w.addresses;
+            let mut addresses = Vec::new();
             let mut insts = Vec::with_capacity(w.records.len());
             for r in &w.records {
                 let base = bases.get(r.func as usize).copied().flatten();
                 let sid = base.ok_or_else(|| format!("function #{} of CTA {:?} was not decoded", r.func, t.cta))?
                     + r.inst.raw();
                 let (a, n) = (r.addr_start as usize, r.addr_count as usize);
+                let lanes = raw.get_mut(a..a + n).unwrap_or(&mut []);
                 let space = match r.space {
                     Some(s) => Some(from_exec(s)),
-                    None if n > 0 => addresses.get_mut(a..a + n).map(|lane_addrs| self.resolve(lane_addrs)),
+                    None if n > 0 => Some(self.resolve(lanes)),
                     None => None,
                 };
+                let addr_start =
+                    u32::try_from(addresses.len()).map_err(|_| String::from("too many addresses in a warp"))?;
+                let affine = compact(lanes, r.executed, &mut addresses);
                 insts.push(DynInst {
                     sid,
                     active: r.active,
                     executed: r.executed,
-                    addr_start: r.addr_start,
-                    addr_count: u16::try_from(r.addr_count).unwrap_or(u16::MAX),
+                    addr_start,
+                    addr_count: u16::try_from(n).unwrap_or(u16::MAX),
                     bytes: r.bytes,
                     space,
+                    affine,
                 });
             }
             self.warp_instructions += insts.len() as u64;
@@ -115,6 +121,31 @@ impl ExecSource {
         }
         from_exec(space)
     }
+}
+
+/// Appends the addresses of one instruction (one per lane of `executed`, lane order) to `out`:
+/// as `[base, stride]` if they are affine in the lane id (returns true), else in full.
+fn compact(lanes: &[u64], executed: u32, out: &mut Vec<u64>) -> bool {
+    let ids = || (0..32u64).filter(move |l| executed >> l & 1 == 1);
+    let mut first_two = ids().zip(lanes.iter().copied());
+    let affine = executed.count_ones() as usize == lanes.len()
+        && match (first_two.next(), first_two.next()) {
+            (Some((l0, a0)), second) => {
+                let stride = second.map_or(0, |(l1, a1)| a1.wrapping_sub(a0) / (l1 - l0));
+                let base = a0.wrapping_sub(stride.wrapping_mul(l0));
+                let ok = ids().zip(lanes).all(|(l, &a)| base.wrapping_add(stride.wrapping_mul(l)) == a);
+                if ok {
+                    out.push(base);
+                    out.push(stride);
+                }
+                ok
+            }
+            (None, _) => false,
+        };
+    if !affine {
+        out.extend_from_slice(lanes);
+    }
+    affine
 }
 
 fn from_exec(s: Space) -> MemSpace {

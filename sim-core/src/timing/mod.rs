@@ -2,7 +2,7 @@
 //! the register file behind one trait ([`regfile::RegisterFileScheme`]).
 //!
 //! ```text
-//! let program = Program::decode(&module, &gpu.execution);
+//! let program = Program::decode(&module, &gpu);
 //! let mut sim = Simulation::new(program, source, &gpu, &["baseline", "no-bank-conflicts"], opts)?;
 //! while !sim.step(100_000)?.finished { /* report progress, maybe cancel */ }
 //! let reports = sim.reports();          // one Report per scheme, same streams
@@ -200,7 +200,7 @@ impl Simulation {
         schemes: &[&str],
         options: TimingOptions,
     ) -> Result<Simulation, TimingError> {
-        let program = Program::decode(module, &gpu.execution);
+        let program = Program::decode(module, gpu);
         let source = ExecSource::new(module, setup, &program).map_err(|e| TimingError::Source(e.to_string()))?;
         Simulation::new(program, Box::new(source), gpu, schemes, options)
     }
@@ -267,3 +267,6 @@ impl Simulation {
         self.feed.window_len()
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -23,8 +23,8 @@ use serde::{Deserialize, Serialize};
 
 use super::exec_units::{classify, UnitKind};
 use super::trace::MemSpace;
-use crate::analysis::{Cfg, Liveness, UnitMap};
-use crate::gpu::{ExecutionConfig, OpTiming};
+use crate::analysis::{AllocTarget, AnalysisOptions, Cfg, Liveness, ModuleAnalysis, UnitMap};
+use crate::gpu::{ExecutionConfig, GpuConfig, OpTiming, ResidencyLimits};
 use crate::ir::{BarMode, Function, FunctionKind, Handle, Inst, Module, Opcode, StateSpace, WidthClass};
 
 /// What an instruction does to control flow.
@@ -91,6 +91,9 @@ pub struct KernelInfo {
     pub function: Handle<Function>,
     /// Maximum live 32-bit register units (liveness), plus the largest callee's when it calls.
     pub max_live_registers: u32,
+    /// Registers per thread of the register-allocation estimate for the simulated GPU
+    /// ([`crate::analysis::Allocation`], callees included): what a scheme allocates by default.
+    pub allocated_registers: u32,
     /// Static shared memory in bytes (module-level and body `.shared` variables of known size).
     pub static_shared_bytes: u64,
 }
@@ -117,8 +120,13 @@ pub struct Program {
 }
 
 impl Program {
-    /// Decodes every function with a body of `module` for a GPU with execution config `cfg`.
-    pub fn decode(module: &Module, cfg: &ExecutionConfig) -> Program {
+    /// Decodes every function with a body of `module` for `gpu`.
+    pub fn decode(module: &Module, gpu: &GpuConfig) -> Program {
+        let cfg = &gpu.execution;
+        let analysis = ModuleAnalysis::compute(
+            module,
+            &AnalysisOptions { target: Some(alloc_target(gpu)), ..AnalysisOptions::default() },
+        );
         let mut p = Program::default();
         let mut unit_base = Vec::new();
         let mut pred_base = Vec::new();
@@ -157,7 +165,7 @@ impl Program {
                 p.insts.push(s);
             }
             if f.kind == FunctionKind::Entry {
-                p.kernels.push(kernel_info(module, *h, f));
+                p.kernels.push(kernel_info(module, *h, f, analysis.registers_per_thread(*h)));
             }
         }
         p
@@ -274,7 +282,20 @@ pub fn space_of(s: StateSpace) -> Option<MemSpace> {
     }
 }
 
-fn kernel_info(module: &Module, h: Handle<Function>, f: &Function) -> KernelInfo {
+/// The register-allocation target of `gpu` (its compute capability; GCN3 and GPUs older than
+/// sm_50 are estimated as sm_52, as the analysis does for old `.target`s).
+fn alloc_target(gpu: &GpuConfig) -> AllocTarget {
+    match &gpu.limits {
+        ResidencyLimits::Nvidia(sm) => {
+            let cc = sm.compute_capability;
+            let v = u32::from(cc.major) * 10 + u32::from(cc.minor);
+            AllocTarget { sm: if v < 50 { 52 } else { v } }
+        }
+        ResidencyLimits::Gcn3(_) => AllocTarget::default(),
+    }
+}
+
+fn kernel_info(module: &Module, h: Handle<Function>, f: &Function, allocated: u32) -> KernelInfo {
     let pressure = |g: &Function| Liveness::compute(g, &Cfg::compute(g)).max_pressure();
     let calls = f.body.as_ref().is_some_and(|b| b.insts.values().any(|i| i.opcode == Opcode::Call));
     let callees = if calls {
@@ -289,6 +310,7 @@ fn kernel_info(module: &Module, h: Handle<Function>, f: &Function) -> KernelInfo
         name: f.name.clone(),
         function: h,
         max_live_registers: pressure(f) + callees.unwrap_or(0),
+        allocated_registers: allocated,
         static_shared_bytes: module_shared + body_shared,
     }
 }

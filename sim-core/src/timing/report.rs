@@ -44,6 +44,19 @@ pub enum StallCause {
 }
 
 impl StallCause {
+    /// Every cause, by ascending rank.
+    pub const BY_RANK: [StallCause; 9] = [
+        StallCause::Idle,
+        StallCause::NoEligibleWarp,
+        StallCause::Barrier,
+        StallCause::Memory,
+        StallCause::Scoreboard,
+        StallCause::Structural,
+        StallCause::OperandCollection,
+        StallCause::SchemeSpecific,
+        StallCause::Issued,
+    ];
+
     /// Closeness to issuing: the cycle's cause is the highest over the scheduler's warps.
     pub fn rank(self) -> u8 {
         match self {
@@ -133,7 +146,7 @@ impl StallBreakdown {
 pub struct Ipc {
     /// Warp-instructions issued per core cycle.
     pub warp_instructions_per_cycle: f64,
-    /// Thread-instructions (active lanes) per core cycle — GPGPU-Sim's "IPC".
+    /// Thread-instructions (lanes whose guard held) per core cycle — GPGPU-Sim's "IPC".
     pub thread_instructions_per_cycle: f64,
 }
 
@@ -146,6 +159,8 @@ pub struct KernelPlacement {
     pub threads_per_cta: u32,
     /// Registers per thread the scheme allocated.
     pub registers_per_thread: u32,
+    /// The kernel's maximum live 32-bit registers (liveness), for comparison.
+    pub max_live_registers: u32,
     /// Resident CTAs per SM allowed by the occupancy calculator.
     pub ctas_per_sm: u32,
     /// Resident warps per SM at that many CTAs.
@@ -235,7 +250,8 @@ pub struct Report {
     pub cycles: u64,
     /// Warp-instructions issued.
     pub warp_instructions: u64,
-    /// Thread-instructions issued (active lanes).
+    /// Thread-instructions issued: lanes whose guard held, as the executor and GPGPU-Sim's
+    /// `gpu_sim_insn` count them.
     pub thread_instructions: u64,
     /// Instructions per cycle.
     pub ipc: Ipc,

@@ -75,6 +75,11 @@ impl Scheduler {
         }
     }
 
+    /// Two-level scheduling (only the active set is looked at).
+    pub fn is_two_level(&self) -> bool {
+        matches!(self.policy, SchedulingPolicy::TwoLevel { .. })
+    }
+
     /// True when no warp is assigned.
     pub fn is_empty(&self) -> bool {
         self.warps.is_empty()

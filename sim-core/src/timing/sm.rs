@@ -33,7 +33,7 @@ use super::report::{StallBreakdown, StallCause};
 use super::scheduler::Scheduler;
 use super::scoreboard::Scoreboard;
 use super::trace::{CtaStream, DynInst};
-use super::warp::{ResidentCta, Warp};
+use super::warp::{ResidentCta, Warp, WarpSet};
 use super::writeback::WritebackQueue;
 use crate::gpu::GpuConfig;
 
@@ -60,6 +60,18 @@ fn group_of(s: u32, geo: &SmGeometry) -> u32 {
     let groups = geo.groups.max(1);
     let per_group = (geo.schedulers / groups).max(1);
     (s / per_group).min(groups - 1)
+}
+
+/// Per group, the warp slots whose scheduler (`slot % schedulers`) is in it.
+fn group_slots(geo: &SmGeometry) -> Vec<WarpSet> {
+    let mut sets = vec![WarpSet::new(geo.max_warps as usize); geo.groups.max(1) as usize];
+    for w in 0..geo.max_warps {
+        let g = group_of(w % geo.schedulers.max(1), geo) as usize;
+        if let Some(set) = sets.get_mut(g) {
+            set.insert(w as usize);
+        }
+    }
+    sets
 }
 
 /// Why the issue stage may skip a warp: until `wake` (`u64::MAX`: until an event of its own),
@@ -107,6 +119,8 @@ pub struct Sm {
     pub(super) mem: SmMemory,
     pub(super) wb: WritebackQueue,
     pub(super) in_cu: Vec<Option<InFlight>>,
+    /// Per-lane addresses of the memory instruction being dispatched.
+    pub(super) addr_scratch: Vec<u64>,
     pub(super) collected: Vec<CuId>,
     /// Collected instructions waiting for their unit: collector, first cycle, unit, group.
     pub(super) ready: VecDeque<Ready>,
@@ -120,6 +134,17 @@ pub struct Sm {
     pub(super) cu_full_at: Vec<u64>,
     /// Per scheduler: its group.
     pub(super) sched_group: Vec<u32>,
+    /// Warps asleep until an event of their own (or, for `deep_oc`, a freed collector): the issue
+    /// stage skips them without looking at their record.
+    pub(super) deep: WarpSet,
+    /// The deep sleepers waiting for a collector.
+    pub(super) deep_oc: WarpSet,
+    /// Per group: its warp slots.
+    pub(super) group_slots: Vec<WarpSet>,
+    /// Per scheduler: its live warps.
+    pub(super) sched_slots: Vec<WarpSet>,
+    /// Per scheduler: deep sleepers by cause rank.
+    pub(super) deep_causes: Vec<[u16; 10]>,
     pub(super) seq: u64,
     pub(super) geo: SmGeometry,
     pub(super) writeback_width: u32,
@@ -148,12 +173,18 @@ impl Sm {
             mem: SmMemory::new(gpu),
             wb: WritebackQueue::default(),
             in_cu: Vec::new(),
+            addr_scratch: Vec::new(),
             collected: Vec::new(),
             ready: VecDeque::new(),
             sleep: vec![Sleep { wake: 0, cause: StallCause::Idle, epoch: 0, unit: None }; geo.max_warps as usize],
             cu_epoch: vec![0; geo.groups.max(1) as usize],
             cu_full_at: vec![u64::MAX; geo.groups.max(1) as usize],
             sched_group: (0..geo.schedulers).map(|s| group_of(s, &geo)).collect(),
+            deep: WarpSet::new(geo.max_warps as usize),
+            deep_oc: WarpSet::new(geo.max_warps as usize),
+            group_slots: group_slots(&geo),
+            deep_causes: vec![[0; 10]; geo.schedulers as usize],
+            sched_slots: vec![WarpSet::new(geo.max_warps as usize); geo.schedulers as usize],
             seq: 0,
             geo,
             writeback_width: gpu.register_file.writeback_width.max(1),
@@ -224,6 +255,9 @@ impl Sm {
             if let Some(s) = self.schedulers.get_mut(scheduler as usize) {
                 s.add(w as u32);
             }
+            if let Some(s) = self.sched_slots.get_mut(scheduler as usize) {
+                s.insert(w);
+            }
             slots.push(w as u32);
         }
         let live_warps = slots.len() as u32;
@@ -275,6 +309,7 @@ impl Sm {
     /// Something happened to warp `w` (a write-back, a barrier release, a start): its scheduler
     /// must look at it again.
     pub(super) fn wake(&mut self, w: usize) {
+        self.undeep(w);
         if let Some(x) = self.sleep.get_mut(w) {
             x.wake = 0;
         }
@@ -282,6 +317,48 @@ impl Sm {
         if let Some(s) = self.schedulers.get_mut(s) {
             s.sleep_until = 0;
         }
+    }
+
+    /// Warp `w`'s record says it sleeps until an event (`z.wake` = `u64::MAX`): the issue stage
+    /// may skip it outright until [`Sm::undeep`].
+    pub(super) fn sleep_warp(&mut self, w: usize, s: usize, z: Sleep) {
+        if let Some(x) = self.sleep.get_mut(w) {
+            *x = z;
+        }
+        if z.wake != u64::MAX || self.deep.contains(w) {
+            return;
+        }
+        self.deep.insert(w);
+        if z.cause == StallCause::OperandCollection {
+            self.deep_oc.insert(w);
+        }
+        if let Some(n) = self.deep_causes.get_mut(s).and_then(|c| c.get_mut(z.cause.rank() as usize)) {
+            *n += 1;
+        }
+    }
+
+    /// Warp `w` must be looked at again (its record stays).
+    pub(super) fn undeep(&mut self, w: usize) {
+        if !self.deep.remove(w) {
+            return;
+        }
+        self.deep_oc.remove(w);
+        let s = self.warps.get(w).map_or(0, |x| x.scheduler as usize);
+        let rank = self.sleep.get(w).map_or(0, |z| z.cause.rank() as usize);
+        if let Some(n) = self.deep_causes.get_mut(s).and_then(|c| c.get_mut(rank)) {
+            *n = n.saturating_sub(1);
+        }
+    }
+
+    /// The highest-ranked cause among scheduler `s`'s deep sleepers.
+    pub(super) fn deep_best(&self, s: usize) -> StallCause {
+        let Some(counts) = self.deep_causes.get(s) else { return StallCause::NoEligibleWarp };
+        StallCause::BY_RANK
+            .iter()
+            .rev()
+            .copied()
+            .find(|c| counts.get(c.rank() as usize).is_some_and(|&n| n > 0))
+            .unwrap_or(StallCause::NoEligibleWarp)
     }
 
     /// Caches warp `w`'s next instruction (after its `pc` moved).
@@ -320,10 +397,15 @@ impl Sm {
         if !warp.live || !warp.done() {
             return;
         }
-        warp.live = false;
         let (cta, sched) = (warp.cta as usize, warp.scheduler as usize);
+        self.undeep(w);
+        let Some(warp) = self.warps.get_mut(w) else { return };
+        warp.live = false;
         if let Some(s) = self.schedulers.get_mut(sched) {
             s.remove(w as u32);
+        }
+        if let Some(s) = self.sched_slots.get_mut(sched) {
+            s.remove(w);
         }
         self.scoreboard.clear(w);
         let Some(Some(c)) = self.ctas.get_mut(cta) else { return };

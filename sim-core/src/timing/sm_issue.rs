@@ -63,11 +63,28 @@ impl Sm {
             let sb = &self.scoreboard;
             sched.refresh_active(|w| sb.waits_on_memory(w as usize));
             let (start, n) = (sched.start(), sched.len());
-            let mut best = StallCause::NoEligibleWarp;
+            let two_level = sched.is_two_level();
+            let mut best = if two_level { StallCause::NoEligibleWarp } else { self.deep_best(s) };
             let mut issued = false;
             let mut sched_wake = EVENT;
+            // Warps not in deep sleep; once all are seen the rest of the order holds only deep
+            // sleepers, whose causes `deep_best` already has (two-level looks at every warp).
+            let mut left = self.sched_slots.get(s).map_or(0, |x| x.count_without(&self.deep));
             for i in 0..n {
+                if left == 0 && !two_level {
+                    break;
+                }
                 let Some(w) = self.schedulers.get(s).and_then(|x| x.nth(start, i)) else { break };
+                if self.deep.contains(w as usize) {
+                    if two_level {
+                        let c = self.sleep.get(w as usize).map_or(StallCause::NoEligibleWarp, |z| z.cause);
+                        if c.rank() > best.rank() {
+                            best = c;
+                        }
+                    }
+                    continue;
+                }
+                left = left.saturating_sub(1);
                 if let Some(z) = self.asleep(w as usize, s, now) {
                     if z.cause.rank() > best.rank() {
                         best = z.cause;
@@ -93,9 +110,7 @@ impl Sm {
                         }
                         sched_wake = sched_wake.min(b.wake);
                         let epoch = self.group_epoch(s);
-                        if let Some(x) = self.sleep.get_mut(w as usize) {
-                            *x = Sleep { wake: b.wake, cause: b.cause, epoch, unit: b.unit };
-                        }
+                        self.sleep_warp(w as usize, s, Sleep { wake: b.wake, cause: b.cause, epoch, unit: b.unit });
                     }
                 }
             }
@@ -163,7 +178,7 @@ impl Sm {
             None => {}
         }
         if let Control::Barrier { .. } | Control::Exit = s.control {
-            self.issue_control(w, now, s.control, inst.active);
+            self.issue_control(w, now, s.control, inst.executed);
             return Ok(s.unit);
         }
         let free = self.units.free_at(s.unit, group);
@@ -210,7 +225,7 @@ impl Sm {
             warp.ib.issued(now, s.control == Control::Branch);
         }
         self.load_next(w);
-        self.count_issue(inst.active);
+        self.count_issue(inst.executed);
         Ok(s.unit)
     }
 
@@ -233,9 +248,7 @@ impl Sm {
         } else {
             return None;
         };
-        if let Some(x) = self.sleep.get_mut(w) {
-            *x = z;
-        }
+        self.sleep_warp(w, s, z);
         Some(z)
     }
 
@@ -248,13 +261,14 @@ impl Sm {
         !self.dual_issue || prev != next
     }
 
-    fn count_issue(&mut self, active: u32) {
+    /// Counts an issued warp-instruction and its `lanes` (those whose guard held).
+    fn count_issue(&mut self, lanes: u32) {
         self.stats.warp_instructions += 1;
-        self.stats.thread_instructions += u64::from(active.count_ones());
+        self.stats.thread_instructions += u64::from(lanes.count_ones());
     }
 
     /// Issues a barrier or exit: no operands, no unit.
-    fn issue_control(&mut self, w: usize, now: u64, control: Control, active: u32) {
+    fn issue_control(&mut self, w: usize, now: u64, control: Control, executed: u32) {
         let Some(warp) = self.warps.get_mut(w) else { return };
         warp.pc += 1;
         warp.ib.issued(now, false);
@@ -267,7 +281,7 @@ impl Sm {
                 c.waiting += 1;
             }
         }
-        self.count_issue(active);
+        self.count_issue(executed);
         self.finish_if_done(w, now);
         self.try_release_barrier(cta, now);
     }

@@ -66,6 +66,14 @@ impl Sm {
         if let Some(e) = self.cu_epoch.get_mut(group as usize) {
             *e = e.wrapping_add(1);
         }
+        for i in 0..self.deep_oc.word_count() {
+            let mut m = self.group_slots.get(group as usize).map_or(0, |g| self.deep_oc.common_word(g, i));
+            while m != 0 {
+                let bit = m.trailing_zeros() as usize;
+                m &= m - 1;
+                self.undeep(i * 64 + bit);
+            }
+        }
         for (s, &g) in self.schedulers.iter_mut().zip(&self.sched_group) {
             if g == group {
                 s.sleep_until = 0;
@@ -103,10 +111,11 @@ impl Sm {
             }
             let space = f.inst.space.or(s.space).unwrap_or(MemSpace::Global);
             let Some(Some(c)) = self.ctas.get(cta) else { return true };
+            c.lane_addresses(index, &f.inst, &mut self.addr_scratch);
             let access = MemAccess {
                 space: if s.mem == MemOp::None { MemSpace::Shared } else { space },
                 op: s.mem,
-                addrs: c.addresses(index, &f.inst),
+                addrs: &self.addr_scratch,
                 bytes: u32::from(f.inst.bytes),
                 warp_uid: uid,
             };

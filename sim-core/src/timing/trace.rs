@@ -9,8 +9,9 @@
 //!
 //! A [`DynInst`] names its static instruction by `sid` (an index into [`super::program::Program`]),
 //! carries the SIMT active mask, the lanes whose guard held, and — for memory instructions — the
-//! resolved state space and a range of per-lane byte addresses (one per executed lane, lane
-//! order). Barriers, branches and exits are ordinary instructions whose static record says what
+//! resolved state space and its per-lane byte addresses (one per executed lane, lane order),
+//! stored as `[base, stride]` when they are affine in the lane id — the common case, which keeps
+//! replayed streams small and cache friendly. Barriers, branches and exits are ordinary instructions whose static record says what
 //! they are. A [`CtaSource`] hands CTAs over one at a time, in the order the executor ran them;
 //! the adapter from the executor lives in [`super::exec_source`].
 
@@ -42,9 +43,10 @@ pub enum MemSpace {
 pub struct DynInst {
     /// Static instruction id: an index into [`super::program::Program`].
     pub sid: u32,
-    /// Lanes active in the SIMT stack (thread-instructions count these).
+    /// Lanes active in the SIMT stack.
     pub active: u32,
-    /// Active lanes whose guard predicate held (0: the instruction had no effect).
+    /// Active lanes whose guard predicate held (0: the instruction had no effect); thread-
+    /// instructions count these.
     pub executed: u32,
     /// First address of this instruction in [`WarpStream::addresses`].
     pub addr_start: u32,
@@ -54,6 +56,28 @@ pub struct DynInst {
     pub bytes: u16,
     /// The space accessed (memory instructions).
     pub space: Option<MemSpace>,
+    /// The addresses are stored compactly as `[base, stride]` at `addr_start`: lane `l`'s address
+    /// is `base + stride × l` for every lane in `executed` (`addr_count` of them).
+    pub affine: bool,
+}
+
+impl WarpStream {
+    /// Writes the per-lane addresses of `d` (one per executed lane, lane order) into `out`.
+    pub fn lane_addresses(&self, d: &DynInst, out: &mut Vec<u64>) {
+        out.clear();
+        let a = d.addr_start as usize;
+        if !d.affine {
+            out.extend_from_slice(self.addresses.get(a..a + d.addr_count as usize).unwrap_or(&[]));
+            return;
+        }
+        let (Some(&base), Some(&stride)) = (self.addresses.get(a), self.addresses.get(a + 1)) else { return };
+        let mut m = d.executed;
+        while m != 0 {
+            let lane = u64::from(m.trailing_zeros());
+            m &= m - 1;
+            out.push(base.wrapping_add(stride.wrapping_mul(lane)));
+        }
+    }
 }
 
 /// One warp's dynamic instruction stream in one CTA.
@@ -105,7 +129,7 @@ impl CtaStream {
     pub fn validate(&self, program_len: usize) -> Result<(), String> {
         for (w, warp) in self.warps.iter().enumerate() {
             for (i, d) in warp.insts.iter().enumerate() {
-                let end = u64::from(d.addr_start) + u64::from(d.addr_count);
+                let end = u64::from(d.addr_start) + if d.affine { 2 } else { u64::from(d.addr_count) };
                 if d.sid as usize >= program_len || end > warp.addresses.len() as u64 {
                     return Err(alloc::format!(
                         "launch {} warp {w} instruction {i}: static id {} or address range {}..{end} out of range",

@@ -73,6 +73,13 @@ pub struct ValueReport {
     pub distance_cdf: Vec<CdfPoint>,
 }
 
+impl ValueReport {
+    /// The histogram of reads per value.
+    pub fn reading_counts(&self) -> ReadsPerValue {
+        self.reads_per_value
+    }
+}
+
 /// Accumulates value statistics warp by warp.
 #[derive(Clone, Debug, Default)]
 pub struct ValueStats {

@@ -90,10 +90,74 @@ impl ResidentCta {
         self.stream.warps.get(index as usize)?.insts.get(pc as usize).copied()
     }
 
-    /// The addresses of `d` in warp `index`.
-    pub fn addresses(&self, index: u32, d: &DynInst) -> &[u64] {
-        let Some(w) = self.stream.warps.get(index as usize) else { return &[] };
-        let a = d.addr_start as usize;
-        w.addresses.get(a..a + d.addr_count as usize).unwrap_or(&[])
+    /// Writes the per-lane addresses of `d` in warp `index` into `out`.
+    pub fn lane_addresses(&self, index: u32, d: &DynInst, out: &mut Vec<u64>) {
+        match self.stream.warps.get(index as usize) {
+            Some(w) => w.lane_addresses(d, out),
+            None => out.clear(),
+        }
+    }
+}
+
+/// A set of warp slots (bit per slot).
+#[derive(Clone, Debug, Default)]
+pub struct WarpSet {
+    words: Vec<u64>,
+}
+
+impl WarpSet {
+    /// Empty, for `slots` warp slots.
+    pub fn new(slots: usize) -> Self {
+        WarpSet { words: alloc::vec![0; slots.div_ceil(64)] }
+    }
+
+    /// Slot `w` is in the set.
+    pub fn contains(&self, w: usize) -> bool {
+        self.words.get(w / 64).is_some_and(|x| x & (1 << (w % 64)) != 0)
+    }
+
+    /// Adds `w`.
+    pub fn insert(&mut self, w: usize) {
+        if let Some(x) = self.words.get_mut(w / 64) {
+            *x |= 1 << (w % 64);
+        }
+    }
+
+    /// Removes `w`; true if it was there.
+    pub fn remove(&mut self, w: usize) -> bool {
+        let Some(x) = self.words.get_mut(w / 64) else { return false };
+        let bit = 1 << (w % 64);
+        let had = *x & bit != 0;
+        *x &= !bit;
+        had
+    }
+
+    /// The 64 slots from `64 × i` on, in both `self` and `other`, as a bit mask.
+    pub fn common_word(&self, other: &WarpSet, i: usize) -> u64 {
+        self.words.get(i).copied().unwrap_or(0) & other.words.get(i).copied().unwrap_or(0)
+    }
+
+    /// Number of slots in `self` but not in `other`.
+    pub fn count_without(&self, other: &WarpSet) -> u32 {
+        self.words.iter().zip(&other.words).map(|(a, b)| (a & !b).count_ones()).sum()
+    }
+
+    /// Number of 64-slot words.
+    pub fn word_count(&self) -> usize {
+        self.words.len()
+    }
+
+    /// The slots in both `self` and `other`, ascending.
+    pub fn intersection<'a>(&'a self, other: &'a WarpSet) -> impl Iterator<Item = usize> + 'a {
+        self.words.iter().zip(&other.words).enumerate().flat_map(|(i, (a, b))| {
+            let mut m = a & b;
+            core::iter::from_fn(move || {
+                (m != 0).then(|| {
+                    let bit = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    i * 64 + bit
+                })
+            })
+        })
     }
 }

@@ -37,9 +37,16 @@ pub fn conflict_degree(addrs: &[u64], bytes: u32, banks: u32, bank_width: u32, s
 /// Fast path for accesses within one word per lane: true when every bank sees at most one
 /// distinct word (no conflict, broadcasts allowed).
 fn conflict_free(addrs: &[u64], banks: u64, width: u64) -> bool {
-    let mut seen = [u64::MAX; 64];
     if banks.is_power_of_two() && width.is_power_of_two() {
         let (shift, mask) = (width.trailing_zeros(), banks - 1);
+        let Some(&first) = addrs.first() else { return true };
+        let w0 = first >> shift;
+        let broadcast_or_consecutive = addrs.iter().all(|&a| a >> shift == w0)
+            || (addrs.len() as u64 <= banks && addrs.iter().enumerate().all(|(i, &a)| (a >> shift) == w0 + i as u64));
+        if broadcast_or_consecutive {
+            return true;
+        }
+        let mut seen = [u64::MAX; 64];
         for &a in addrs {
             let word = a >> shift;
             let Some(slot) = seen.get_mut((word & mask) as usize) else { return false };
@@ -52,6 +59,7 @@ fn conflict_free(addrs: &[u64], banks: u64, width: u64) -> bool {
         }
         return true;
     }
+    let mut seen = [u64::MAX; 64];
     for &a in addrs {
         let word = a / width;
         let Some(slot) = seen.get_mut((word % banks) as usize) else { return false };

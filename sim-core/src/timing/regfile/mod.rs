@@ -169,10 +169,13 @@ pub trait RegisterFileScheme {
     /// Registry name (`baseline`, `no-bank-conflicts`, …).
     fn name(&self) -> &'static str;
 
-    /// Registers per thread this scheme allocates for `kernel`: by default the user's override,
-    /// else the kernel's maximum live 32-bit registers (at least 1).
+    /// Registers per thread this scheme allocates for `kernel`: by default the user's override
+    /// ("ptxas says N"), else the register-allocation estimate, else the maximum live 32-bit
+    /// registers (at least 1).
     fn registers_per_thread(&self, kernel: &KernelInfo, user_override: Option<u32>) -> u32 {
-        user_override.unwrap_or(kernel.max_live_registers).max(1)
+        let estimate =
+            if kernel.allocated_registers > 0 { kernel.allocated_registers } else { kernel.max_live_registers };
+        user_override.unwrap_or(estimate).max(1)
     }
 
     /// The residency limits the occupancy calculator applies under this scheme (default: the

@@ -1,0 +1,115 @@
+//! The timing half of `reglab bench`: the bundled examples through the executor and the
+//! cycle-level timing model with the baseline register file, single threaded. The timing model's
+//! own time is the run's time minus the executor's (measured around every CTA it hands over).
+//!
+//! ```text
+//! vector_add  720896 warp-insts  97201 cycles  timing 0.35 s  → 2.0e6 warp-instructions/s
+//! ```
+
+use std::cell::Cell;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use sim_core::exec::LaunchSetup;
+use sim_core::gpu::GpuConfig;
+use sim_core::timing::exec_source::ExecSource;
+use sim_core::timing::{CtaSource, CtaStream, Program, Simulation, TimingOptions};
+
+/// Host time: wall clock and this thread's CPU time (Linux `schedstat`, nanoseconds; zero
+/// elsewhere).
+#[derive(Clone, Copy, Default)]
+pub struct Clock {
+    /// Wall clock.
+    pub wall: Duration,
+    /// This thread's CPU time.
+    pub cpu: Duration,
+}
+
+impl Clock {
+    /// The sum.
+    pub fn add(self, o: Clock) -> Clock {
+        Clock { wall: self.wall + o.wall, cpu: self.cpu + o.cpu }
+    }
+
+    /// The difference (saturating).
+    pub fn sub(self, o: Clock) -> Clock {
+        Clock { wall: self.wall.saturating_sub(o.wall), cpu: self.cpu.saturating_sub(o.cpu) }
+    }
+}
+
+fn thread_cpu() -> Duration {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().and_then(|n| n.parse::<u64>().ok()))
+        .map_or(Duration::ZERO, Duration::from_nanos)
+}
+
+/// A running stopwatch.
+struct Stopwatch {
+    wall: Instant,
+    cpu: Duration,
+}
+
+impl Stopwatch {
+    fn start() -> Self {
+        Stopwatch { wall: Instant::now(), cpu: thread_cpu() }
+    }
+
+    fn elapsed(&self) -> Clock {
+        Clock { wall: self.wall.elapsed(), cpu: thread_cpu().saturating_sub(self.cpu) }
+    }
+}
+
+/// A source that measures the wall time spent producing CTAs (the CPU share is estimated from
+/// the whole run's CPU/wall ratio: reading CPU time around every CTA would cost more than a CTA).
+struct Timed {
+    inner: ExecSource,
+    spent: Rc<Cell<Duration>>,
+}
+
+impl CtaSource for Timed {
+    fn next_cta(&mut self) -> Result<Option<CtaStream>, String> {
+        let start = Instant::now();
+        let r = self.inner.next_cta();
+        self.spent.set(self.spent.get() + start.elapsed());
+        r
+    }
+
+    fn total_ctas(&self) -> Option<u64> {
+        self.inner.total_ctas()
+    }
+}
+
+pub struct Measured {
+    /// Example name.
+    pub name: &'static str,
+    /// Warp-instructions simulated.
+    pub warp_instructions: u64,
+    /// Simulated cycles.
+    pub cycles: u64,
+    /// Host time of the whole simulation.
+    pub total: Clock,
+    /// Host time the executor took.
+    pub executor: Clock,
+}
+
+/// Simulates one example (`quick`: a smaller grid) and times it.
+pub fn measure(name: &'static str, ptx: &str, launch: &str, gpu: &GpuConfig, quick: bool) -> Result<Measured, String> {
+    let module = sim_core::ptx::compile(ptx).map_err(|d| format!("{name}: {d:?}"))?;
+    let setup = LaunchSetup::from_json(launch).map_err(|e| format!("{name}: {e:?}"))?;
+    let setup = if quick { super::executor::quick(setup) } else { setup };
+    let program = Program::decode(&module, gpu);
+    let spent = Rc::new(Cell::new(Duration::ZERO));
+    let inner = ExecSource::new(&module, &setup, &program).map_err(|e| format!("{name}: {e}"))?;
+    let source = Box::new(Timed { inner, spent: spent.clone() });
+    let watch = Stopwatch::start();
+    let mut sim = Simulation::new(program, source, gpu, &["baseline"], TimingOptions::default())
+        .map_err(|e| format!("{name}: {e}"))?;
+    let reports = sim.run_to_end().map_err(|e| format!("{name}: {e}"))?;
+    let total = watch.elapsed();
+    let r = reports.first().ok_or_else(|| format!("{name}: no report"))?;
+    let wall = spent.get();
+    let share = if total.wall.is_zero() { 0.0 } else { wall.as_secs_f64() / total.wall.as_secs_f64() };
+    let executor = Clock { wall, cpu: total.cpu.mul_f64(share.min(1.0)) };
+    Ok(Measured { name, warp_instructions: r.warp_instructions, cycles: r.cycles, total, executor })
+}

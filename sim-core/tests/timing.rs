@@ -1,0 +1,104 @@
+//! The timing model on a bundled example, natively and compiled to WebAssembly in headless
+//! Chromium (`wasm-bindgen-test`): the report is the same bit for bit on both (its serialized
+//! JSON hashes to one pinned value), and in the browser the simulator's throughput is logged
+//! (simulated warp-instructions per second; informative, never asserted).
+
+use sim_core::exec::LaunchSetup;
+use sim_core::gpu::presets;
+use sim_core::timing::report::Report;
+use sim_core::timing::{Simulation, TimingOptions};
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::{console_log, wasm_bindgen_test, wasm_bindgen_test_configure};
+
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test_configure!(run_in_browser);
+
+const EXAMPLES: [(&str, &str, &str); 3] = [
+    (
+        "imgvf",
+        include_str!("../../static/examples/imgvf.ptx"),
+        include_str!("../../tests/cases/exec/examples/imgvf.launch.json"),
+    ),
+    (
+        "hotspot",
+        include_str!("../../static/examples/hotspot.ptx"),
+        include_str!("../../tests/cases/exec/examples/hotspot.launch.json"),
+    ),
+    (
+        "reduction",
+        include_str!("../../static/examples/reduction.ptx"),
+        include_str!("../../tests/cases/exec/examples/reduction.launch.json"),
+    ),
+];
+
+/// FNV-1a over the serialized reports: equal on every platform or the model is not deterministic.
+const IMGVF_DIGEST: u64 = 1_030_445_887_424_046_841;
+
+fn simulate(ptx: &str, launch: &str, schemes: &[&str]) -> Vec<Report> {
+    let module = sim_core::ptx::compile(ptx).unwrap_or_default();
+    let setup = LaunchSetup::from_json(launch);
+    assert!(setup.is_ok(), "{setup:?}");
+    let Some(gpu) = presets::by_name("fermi-gtx480") else { return Vec::new() };
+    let result = setup
+        .map_err(|e| format!("{e:?}"))
+        .and_then(|s| {
+            Simulation::from_launch(&module, &s, &gpu, schemes, TimingOptions::default()).map_err(|e| e.to_string())
+        })
+        .and_then(|mut sim| sim.run_to_end().map_err(|e| e.to_string()));
+    assert!(result.is_ok(), "{result:?}");
+    result.unwrap_or_default()
+}
+
+fn fnv1a(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn imgvf_report_is_the_same_everywhere() {
+    let (_, ptx, launch) = EXAMPLES[0];
+    let reports = simulate(ptx, launch, &["baseline", "no-bank-conflicts", "2x-registers"]);
+    assert_eq!(reports.first().map(|r| (r.cycles, r.warp_instructions)), Some((20_965, 315_392)));
+    let json = serde_json::to_string(&reports).unwrap_or_default();
+    assert_eq!(fnv1a(&json), IMGVF_DIGEST, "report digest (update the pin only for a deliberate model change)");
+}
+
+/// Milliseconds to produce every CTA's streams with the executor alone.
+#[cfg(target_arch = "wasm32")]
+fn executor_ms(ptx: &str, launch: &str) -> f64 {
+    use sim_core::timing::exec_source::ExecSource;
+    use sim_core::timing::{CtaSource, Program};
+    let module = sim_core::ptx::compile(ptx).unwrap_or_default();
+    let Ok(setup) = LaunchSetup::from_json(launch) else { return 0.0 };
+    let Some(gpu) = presets::by_name("fermi-gtx480") else { return 0.0 };
+    let program = Program::decode(&module, &gpu);
+    let start = js_sys::Date::now();
+    if let Ok(mut source) = ExecSource::new(&module, &setup, &program) {
+        while let Ok(Some(_)) = source.next_cta() {}
+    }
+    js_sys::Date::now() - start
+}
+
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen_test]
+fn baseline_throughput_in_the_browser() {
+    let (mut insts, mut total_ms, mut exec_ms) = (0u64, 0f64, 0f64);
+    for (name, ptx, launch) in EXAMPLES {
+        let exec = executor_ms(ptx, launch);
+        let start = js_sys::Date::now();
+        let reports = simulate(ptx, launch, &["baseline"]);
+        let elapsed = js_sys::Date::now() - start;
+        let n = reports.first().map_or(0, |r| r.warp_instructions);
+        console_log!("{name}: {n} warp-instructions; executor + timing {elapsed:.0} ms, executor alone {exec:.0} ms");
+        insts += n;
+        total_ms += elapsed;
+        exec_ms += exec;
+    }
+    let per_s = |ms: f64| if ms > 0.0 { insts as f64 / (ms / 1000.0) } else { 0.0 };
+    console_log!(
+        "wasm (fermi-gtx480, baseline): timing model {:.0} warp-instructions/s; end to end {:.0}; executor {:.0}",
+        per_s(total_ms - exec_ms),
+        per_s(total_ms),
+        per_s(exec_ms)
+    );
+}

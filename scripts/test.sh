@@ -26,7 +26,8 @@ cargo check -p sim-core --no-default-features --target wasm32v1-none --locked
 
 say "5/7 wasm tests in headless Chromium"
 CHROMEDRIVER=/usr/bin/chromedriver CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
-  cargo test -p sim-core -p web-app --target wasm32-unknown-unknown --locked
+  WASM_BINDGEN_TEST_TIMEOUT=600 \
+  cargo test -p sim-core -p web-app --target wasm32-unknown-unknown --profile wasm-test --locked
 
 say "6/7 release build of the site"
 build_site

@@ -38,6 +38,8 @@ pub struct ChipRun {
     mem_stats: MemoryStats,
     pub(super) dispatcher: Dispatcher,
     now: u64,
+    /// The first CTAs have been dispatched.
+    started: bool,
     outcome: Outcome,
     end: Option<u64>,
     timeline: OccupancyTimeline,
@@ -65,6 +67,7 @@ impl ChipRun {
             mem_stats: MemoryStats::default(),
             dispatcher: Dispatcher::default(),
             now: 0,
+            started: false,
             outcome: Outcome::Running,
             end: None,
             timeline: OccupancyTimeline { interval_cycles: options.sample_interval_cycles.max(1), samples: Vec::new() },
@@ -107,20 +110,26 @@ impl ChipRun {
                     sm.cycle(t, &mut cx);
                 }
             }
+            let mut freed = !self.started;
             for sm in self.sms.iter_mut() {
                 for _ in sm.finished.drain(..) {
                     self.dispatcher.finished();
+                    freed = true;
                 }
             }
-            self.dispatcher.dispatch(
-                t,
-                &mut self.sms,
-                feed,
-                program,
-                gpu,
-                &*self.kernel_scheme,
-                options.registers_per_thread,
-            )?;
+            // Room for a CTA appears only when one finishes (or at the start).
+            if freed {
+                self.dispatcher.dispatch(
+                    t,
+                    &mut self.sms,
+                    feed,
+                    program,
+                    gpu,
+                    &*self.kernel_scheme,
+                    options.registers_per_thread,
+                )?;
+                self.started = true;
+            }
             if self.dispatcher.drained && self.dispatcher.in_flight() == 0 {
                 self.close(t + 1);
                 self.outcome = Outcome::Finished;

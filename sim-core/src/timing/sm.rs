@@ -156,6 +156,8 @@ pub struct Sm {
     next_event: u64,
     /// CTAs completed in the last simulated cycle (their run-wide numbers).
     pub(super) finished: Vec<u64>,
+    /// Warp slots in use.
+    live_warps: u32,
     pub(super) cta_numbers: Vec<u64>,
 }
 
@@ -195,6 +197,7 @@ impl Sm {
             accounted_to: 0,
             next_event: u64::MAX,
             finished: Vec::new(),
+            live_warps: 0,
             cta_numbers: Vec::new(),
         }
     }
@@ -216,7 +219,7 @@ impl Sm {
 
     /// Free warp slots.
     pub fn free_warp_slots(&self) -> u32 {
-        self.warps.iter().filter(|w| !w.live).count() as u32
+        self.geo.max_warps.saturating_sub(self.live_warps)
     }
 
     /// Starts CTA number `number` at the end of cycle `now`: its warps fetch from `now + 1`.
@@ -259,6 +262,7 @@ impl Sm {
                 s.insert(w);
             }
             slots.push(w as u32);
+            self.live_warps += 1;
         }
         let live_warps = slots.len() as u32;
         if live_warps == 0 {
@@ -401,6 +405,7 @@ impl Sm {
         self.undeep(w);
         let Some(warp) = self.warps.get_mut(w) else { return };
         warp.live = false;
+        self.live_warps = self.live_warps.saturating_sub(1);
         if let Some(s) = self.schedulers.get_mut(sched) {
             s.remove(w as u32);
         }

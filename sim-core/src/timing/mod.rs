@@ -40,6 +40,7 @@ pub mod scoreboard;
 pub mod sm;
 mod sm_issue;
 mod sm_pipeline;
+mod sm_sleep;
 pub mod trace;
 pub mod value_stats;
 pub mod warp;

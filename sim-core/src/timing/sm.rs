@@ -23,7 +23,7 @@ use alloc::rc::Rc;
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::exec_units::{ExecUnits, UnitKind};
+use super::exec_units::{ExecUnits, UnitKind, UNIT_KINDS};
 use super::ibuffer::IBuffer;
 use super::memory::l2::L2;
 use super::memory::{MemoryStats, SmMemory};
@@ -93,7 +93,13 @@ pub struct Sm {
     pub(super) addr_scratch: Vec<u64>,
     pub(super) collected: Vec<CuId>,
     /// Collected instructions waiting for their unit: collector, first cycle, unit, group.
-    pub(super) ready: VecDeque<Ready>,
+    /// One FIFO per pool of pipelines (a unit kind, per group where groups have their own), so a
+    /// busy pool is checked once per cycle, not once per instruction waiting for it; instructions
+    /// bound for different pools never compete, so dispatching pool by pool, oldest first within
+    /// each, is dispatching oldest first overall.
+    pub(super) ready: Vec<VecDeque<Ready>>,
+    /// Instructions in `ready`.
+    pub(super) ready_len: usize,
     /// Per warp slot: the first cycle the issue stage must look at it again (`u64::MAX`: after
     /// an event of its own, see [`Sm::wake`]) and why it could not issue when last looked at.
     pub(super) sleep: Vec<Sleep>,
@@ -147,7 +153,8 @@ impl Sm {
             in_cu: Vec::new(),
             addr_scratch: Vec::new(),
             collected: Vec::new(),
-            ready: VecDeque::new(),
+            ready: vec![VecDeque::new(); UNIT_KINDS * geo.groups.max(1) as usize],
+            ready_len: 0,
             sleep: vec![Sleep { wake: 0, cause: StallCause::Idle, epoch: 0, unit: None }; geo.max_warps as usize],
             cu_epoch: vec![0; geo.groups.max(1) as usize],
             cu_full_at: vec![u64::MAX; geo.groups.max(1) as usize],
@@ -273,12 +280,16 @@ impl Sm {
             let Some(Some(f)) = self.in_cu.get(cu as usize) else { continue };
             let unit = cx.program.insts.get(f.inst.sid as usize).map_or(UnitKind::Sp, |s| s.unit);
             let group = self.warps.get(f.warp as usize).map_or(0, |w| w.group);
-            self.ready.push_back(Ready { cu, at: now + extra, unit, group });
+            let q = self.units.pool_id(unit, group);
+            if let Some(queue) = self.ready.get_mut(q) {
+                queue.push_back(Ready { cu, at: now + extra, unit, group });
+                self.ready_len += 1;
+            }
         }
         self.dispatch(now, cx);
         let (issued, wake) = self.issue(now, cx.program);
         self.accounted_to = now + 1;
-        self.next_event = if issued || self.rf.busy() || !self.ready.is_empty() {
+        self.next_event = if issued || self.rf.busy() || self.ready_len > 0 {
             now + 1
         } else {
             let wb = self.wb.next_event(now).unwrap_or(u64::MAX);

@@ -9,8 +9,9 @@
 //! ```
 //!
 //! Timing of a dependent ALU chain: issue at t, operands read at t + 1 (no conflicts) and
-//! dispatched, result written back at t + 1 + latency, dependent issue at t + 2 + latency — a
-//! period of latency + 2 cycles.
+//! dispatched, result written back at t + 1 + latency; write-back precedes issue within a cycle,
+//! so the dependent issues in that same cycle — a period of latency + 1 cycles (worked examples:
+//! `tests/cases/timing/`).
 //!
 //! The SM sleeps through cycles in which nothing can change (no issue, no queued reads, no
 //! result due, no warp about to become ready): [`Sm::next_event`] says when to call it again and

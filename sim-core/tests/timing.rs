@@ -35,15 +35,18 @@ const EXAMPLES: [(&str, &str, &str); 3] = [
 const IMGVF_DIGEST: u64 = 1_030_445_887_424_046_841;
 
 fn simulate(ptx: &str, launch: &str, schemes: &[&str]) -> Vec<Report> {
+    simulate_on("fermi-gtx480", None, ptx, launch, schemes)
+}
+
+fn simulate_on(gpu: &str, sms: Option<u32>, ptx: &str, launch: &str, schemes: &[&str]) -> Vec<Report> {
     let module = sim_core::ptx::compile(ptx).unwrap_or_default();
     let setup = LaunchSetup::from_json(launch);
     assert!(setup.is_ok(), "{setup:?}");
-    let Some(gpu) = presets::by_name("fermi-gtx480") else { return Vec::new() };
+    let Some(gpu) = presets::by_name(gpu) else { return Vec::new() };
+    let options = TimingOptions { sms, ..TimingOptions::default() };
     let result = setup
         .map_err(|e| format!("{e:?}"))
-        .and_then(|s| {
-            Simulation::from_launch(&module, &s, &gpu, schemes, TimingOptions::default()).map_err(|e| e.to_string())
-        })
+        .and_then(|s| Simulation::from_launch(&module, &s, &gpu, schemes, options).map_err(|e| e.to_string()))
         .and_then(|mut sim| sim.run_to_end().map_err(|e| e.to_string()));
     assert!(result.is_ok(), "{result:?}");
     result.unwrap_or_default()
@@ -77,6 +80,19 @@ fn executor_ms(ptx: &str, launch: &str) -> f64 {
         while let Ok(Some(_)) = source.next_cta() {}
     }
     js_sys::Date::now() - start
+}
+
+/// The same for a sub-core GPU (partitioned banks, collectors and units; one shared LD/ST unit).
+const HOTSPOT_VOLTA_DIGEST: u64 = 2_662_905_489_780_188_544;
+
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn hotspot_on_volta_report_is_the_same_everywhere() {
+    let (_, ptx, launch) = EXAMPLES[1];
+    let reports = simulate_on("volta-v100", Some(4), ptx, launch, &["baseline", "no-bank-conflicts"]);
+    assert_eq!(reports.first().map(|r| r.warp_instructions), Some(573_440));
+    let json = serde_json::to_string(&reports).unwrap_or_default();
+    assert_eq!(fnv1a(&json), HOTSPOT_VOLTA_DIGEST, "report digest (update the pin only for a deliberate model change)");
 }
 
 #[cfg(target_arch = "wasm32")]

@@ -56,63 +56,71 @@ pub fn simulate(src: &str) -> Result<Vec<Report>, String> {
 pub fn render(reports: &[Report]) -> String {
     let mut out = String::new();
     for r in reports {
-        let _ = writeln!(out, "== {}", r.scheme);
-        let _ = writeln!(out, "outcome {:?} · ctas {} · cycles {}", r.outcome, r.ctas, r.cycles);
-        for k in &r.kernels {
-            let _ = writeln!(
-                out,
-                "kernel {} · {} threads/CTA · {} registers/thread · {} CTAs/SM ({} warps, occupancy {:.4}) · limited by {}",
-                k.kernel,
-                k.threads_per_cta,
-                k.registers_per_thread,
-                k.ctas_per_sm,
-                k.warps_per_sm,
-                k.theoretical_occupancy,
-                k.limited_by.join("+")
-            );
-        }
-        let _ = writeln!(
-            out,
-            "instructions: warp {} · thread {} · IPC warp {:.4}/cycle · thread {:.4}/cycle",
-            r.warp_instructions,
-            r.thread_instructions,
-            r.ipc.warp_instructions_per_cycle,
-            r.ipc.thread_instructions_per_cycle
-        );
-        let s = &r.stalls;
-        let _ = writeln!(
-            out,
-            "scheduler cycles: issued {} · scheme {} · operand collection {} · structural {} · scoreboard {} · memory {} · barrier {} · no eligible {} · idle {} · total {}",
-            s.issued, s.scheme_specific, s.operand_collection, s.structural, s.scoreboard, s.memory, s.barrier,
-            s.no_eligible_warp, s.idle, s.total()
-        );
-        let rf = &r.register_file;
-        let _ = writeln!(
-            out,
-            "register file: reads {} · writes {} · bank conflicts {} (read-read {}, read-write {}, write-write {}) · energy {:.3} nJ",
-            rf.reads,
-            rf.writes,
-            rf.bank_conflicts,
-            rf.scheme.bank_conflicts_read_read,
-            rf.scheme.bank_conflicts_read_write,
-            rf.scheme.bank_conflicts_write_write,
-            rf.energy_total_nj
-        );
-        let m = &r.memory;
-        let _ = writeln!(
-            out,
-            "memory: loads {} · stores {} · shared {} · const {} · transactions {} · L1 {}/{} · L2 {}/{} · DRAM reads {} writes {}",
-            m.global_loads, m.global_stores, m.shared_accesses, m.const_accesses, m.transactions, m.l1_hits, m.l1_misses,
-            m.l2_hits, m.l2_misses, m.dram_reads, m.dram_writes
-        );
-        let v = &r.values.reads_per_value;
-        let _ = writeln!(
-            out,
-            "values: read 0× {} · 1× {} · 2× {} · >2× {} · reads {}",
-            v.zero, v.one, v.two, v.more_than_two, r.values.reads
-        );
+        render_one(r, &mut out);
     }
     out
+}
+
+fn render_one(r: &Report, out: &mut String) {
+    let _ = writeln!(out, "== {}", r.scheme);
+    let _ = writeln!(out, "outcome {:?} · ctas {} · cycles {}", r.outcome, r.ctas, r.cycles);
+    for k in &r.kernels {
+        let _ = writeln!(
+            out,
+            "kernel {} · {} threads/CTA · {} registers/thread · {} CTAs/SM ({} warps, occupancy {:.4}) · limited by {}",
+            k.kernel,
+            k.threads_per_cta,
+            k.registers_per_thread,
+            k.ctas_per_sm,
+            k.warps_per_sm,
+            k.theoretical_occupancy,
+            k.limited_by.join("+")
+        );
+    }
+    let _ = writeln!(
+        out,
+        "instructions: warp {} · thread {} · IPC warp {:.4}/cycle · thread {:.4}/cycle",
+        r.warp_instructions,
+        r.thread_instructions,
+        r.ipc.warp_instructions_per_cycle,
+        r.ipc.thread_instructions_per_cycle
+    );
+    let s = &r.stalls;
+    let _ = writeln!(
+        out,
+        "scheduler cycles: issued {} · scheme {} · operand collection {} · structural {} · scoreboard {} · memory {} · barrier {} · no eligible {} · idle {} · total {}",
+        s.issued, s.scheme_specific, s.operand_collection, s.structural, s.scoreboard, s.memory, s.barrier,
+        s.no_eligible_warp, s.idle, s.total()
+    );
+    let rf = &r.register_file;
+    let _ = writeln!(
+        out,
+        "register file: reads {} · writes {} · bank conflicts {} (read-read {}, read-write {}, write-write {}) · energy {:.3} nJ",
+        rf.reads,
+        rf.writes,
+        rf.bank_conflicts,
+        rf.scheme.bank_conflicts_read_read,
+        rf.scheme.bank_conflicts_read_write,
+        rf.scheme.bank_conflicts_write_write,
+        rf.energy_total_nj
+    );
+    render_memory_and_values(r, out);
+}
+
+fn render_memory_and_values(r: &Report, out: &mut String) {
+    let m = &r.memory;
+    let _ = writeln!(
+        out,
+        "memory: loads {} · stores {} · shared {} · const {} · transactions {} · L1 {}/{} · L2 {}/{} · DRAM reads {} writes {}",
+        m.global_loads, m.global_stores, m.shared_accesses, m.const_accesses, m.transactions, m.l1_hits, m.l1_misses,
+        m.l2_hits, m.l2_misses, m.dram_reads, m.dram_writes
+    );
+    let v = &r.values.reads_per_value;
+    let _ = writeln!(
+        out,
+        "values: read 0× {} · 1× {} · 2× {} · >2× {} · reads {}",
+        v.zero, v.one, v.two, v.more_than_two, r.values.reads
+    );
 }
 
 /// The whole rendering of the test `src`, or its error.

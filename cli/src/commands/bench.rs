@@ -140,21 +140,7 @@ fn print(json: bool, gpu: &str, results: &[Measured], executor: serde_json::Valu
     let model = total.sub(exec);
     let executor_rate = executor.get("warp_instructions_per_second").cloned().unwrap_or(serde_json::Value::Null);
     if json {
-        let kernels: Vec<serde_json::Value> = results
-            .iter()
-            .map(|m| {
-                let t = m.total.sub(m.executor);
-                serde_json::json!({
-                    "name": m.name,
-                    "warp_instructions": m.warp_instructions,
-                    "cycles": m.cycles,
-                    "timing_seconds": t.wall.as_secs_f64(),
-                    "timing_cpu_seconds": t.cpu.as_secs_f64(),
-                    "warp_instructions_per_second": rate(m.warp_instructions, t.wall),
-                    "warp_instructions_per_cpu_second": rate(m.warp_instructions, t.cpu),
-                })
-            })
-            .collect();
+        let kernels: Vec<serde_json::Value> = results.iter().map(kernel_json).collect();
         let doc = serde_json::json!({
             "warp_instructions_per_second": rate(insts, model.wall),
             "warp_instructions_per_cpu_second": rate(insts, model.cpu),
@@ -193,4 +179,17 @@ fn print(json: bool, gpu: &str, results: &[Measured], executor: serde_json::Valu
         rate(insts, model.cpu),
         rate(insts, total.wall),
     );
+}
+
+fn kernel_json(m: &Measured) -> serde_json::Value {
+    let t = m.total.sub(m.executor);
+    serde_json::json!({
+        "name": m.name,
+        "warp_instructions": m.warp_instructions,
+        "cycles": m.cycles,
+        "timing_seconds": t.wall.as_secs_f64(),
+        "timing_cpu_seconds": t.cpu.as_secs_f64(),
+        "warp_instructions_per_second": rate(m.warp_instructions, t.wall),
+        "warp_instructions_per_cpu_second": rate(m.warp_instructions, t.cpu),
+    })
 }

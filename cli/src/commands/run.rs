@@ -16,9 +16,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use sim_core::exec::LaunchSetup;
-use sim_core::gpu::presets;
-use sim_core::timing::report::Report;
-use sim_core::timing::{Simulation, TimingOptions};
+use sim_core::gpu::{presets, GpuConfig};
+use sim_core::timing::report::{Outcome, Report};
+use sim_core::timing::{Simulation, TimingError, TimingOptions};
 
 /// Arguments of `reglab run`.
 #[derive(clap::Args)]
@@ -53,22 +53,26 @@ fn usage(msg: String) -> ExitCode {
     ExitCode::from(2)
 }
 
-/// Runs the subcommand.
-pub fn run(args: &Args) -> ExitCode {
-    let src = match std::fs::read_to_string(&args.file) {
-        Ok(s) => s,
-        Err(e) => return usage(format!("cannot read PTX file {}: {e}", args.file.display())),
-    };
-    let setup: LaunchSetup = match std::fs::read_to_string(&args.launch)
+/// The PTX source, the launch setup and the GPU, or a usage error.
+fn inputs(args: &Args) -> Result<(String, LaunchSetup, GpuConfig), ExitCode> {
+    let src = std::fs::read_to_string(&args.file)
+        .map_err(|e| usage(format!("cannot read PTX file {}: {e}", args.file.display())))?;
+    let setup: LaunchSetup = std::fs::read_to_string(&args.launch)
         .map_err(|e| e.to_string())
         .and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string()))
-    {
-        Ok(s) => s,
-        Err(e) => return usage(format!("cannot read launch setup {}: {e}", args.launch.display())),
-    };
-    let Some(gpu) = presets::by_name(&args.gpu) else {
+        .map_err(|e| usage(format!("cannot read launch setup {}: {e}", args.launch.display())))?;
+    let gpu = presets::by_name(&args.gpu).ok_or_else(|| {
         let names: Vec<&str> = presets::names().collect();
-        return usage(format!("unknown GPU preset '{}' (known: {})", args.gpu, names.join(", ")));
+        usage(format!("unknown GPU preset '{}' (known: {})", args.gpu, names.join(", ")))
+    })?;
+    Ok((src, setup, gpu))
+}
+
+/// Runs the subcommand.
+pub fn run(args: &Args) -> ExitCode {
+    let (src, setup, gpu) = match inputs(args) {
+        Ok(x) => x,
+        Err(code) => return code,
     };
     let schemes: Vec<&str> =
         if args.schemes.is_empty() { vec!["baseline"] } else { args.schemes.iter().map(String::as_str).collect() };
@@ -84,8 +88,7 @@ pub fn run(args: &Args) -> ExitCode {
     if let Some(c) = args.max_cycles {
         options.max_cycles = c;
     }
-    let result = Simulation::from_launch(&module, &setup, &gpu, &schemes, options).and_then(|mut s| s.run_to_end());
-    match result {
+    match Simulation::from_launch(&module, &setup, &gpu, &schemes, options).and_then(|mut s| s.run_to_end()) {
         Ok(reports) => {
             if args.json {
                 let doc =
@@ -96,9 +99,7 @@ pub fn run(args: &Args) -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        Err(sim_core::timing::TimingError::UnknownScheme(s)) => {
-            usage(sim_core::timing::TimingError::UnknownScheme(s).to_string())
-        }
+        Err(e @ TimingError::UnknownScheme(_)) => usage(e.to_string()),
         Err(e) => {
             if args.json {
                 println!("{}", serde_json::json!({ "error": e }));
@@ -139,32 +140,7 @@ fn print_table(reports: &[Report]) {
         "RF nJ"
     );
     for r in reports {
-        let s = &r.stalls;
-        let t = s.total();
-        let (regs, ctas) = r.kernels.first().map_or((0, 0), |k| (k.registers_per_thread, k.ctas_per_sm));
-        println!(
-            "{:<18} {:>5} {:>7} {:>10} {:>9.3} {:>10.2} {:>7.1} {:>6.1} {:>6.1} {:>6.1} {:>6.1} {:>6.1} {:>6.1} {:>10} {:>10} {:>9} {:>10.1}",
-            r.scheme,
-            regs,
-            ctas,
-            r.cycles,
-            r.ipc.warp_instructions_per_cycle,
-            r.ipc.thread_instructions_per_cycle,
-            pct(s.issued, t),
-            pct(s.scoreboard, t),
-            pct(s.operand_collection, t),
-            pct(s.structural, t),
-            pct(s.memory, t),
-            pct(s.barrier, t),
-            pct(s.idle + s.no_eligible_warp, t),
-            r.register_file.reads,
-            r.register_file.writes,
-            r.register_file.bank_conflicts,
-            r.register_file.energy_total_nj,
-        );
-        if !matches!(r.outcome, sim_core::timing::report::Outcome::Finished) {
-            println!("  ({}: stopped at its cycle budget)", r.scheme);
-        }
+        print_row(r);
     }
     if let Some(r) = reports.first() {
         let v = &r.values.reads_per_value;
@@ -178,5 +154,34 @@ fn print_table(reports: &[Report]) {
             pct(v.more_than_two, n),
             within3
         );
+    }
+}
+
+fn print_row(r: &Report) {
+    let s = &r.stalls;
+    let t = s.total();
+    let (regs, ctas) = r.kernels.first().map_or((0, 0), |k| (k.registers_per_thread, k.ctas_per_sm));
+    println!(
+        "{:<18} {:>5} {:>7} {:>10} {:>9.3} {:>10.2} {:>7.1} {:>6.1} {:>6.1} {:>6.1} {:>6.1} {:>6.1} {:>6.1} {:>10} {:>10} {:>9} {:>10.1}",
+        r.scheme,
+        regs,
+        ctas,
+        r.cycles,
+        r.ipc.warp_instructions_per_cycle,
+        r.ipc.thread_instructions_per_cycle,
+        pct(s.issued, t),
+        pct(s.scoreboard, t),
+        pct(s.operand_collection, t),
+        pct(s.structural, t),
+        pct(s.memory, t),
+        pct(s.barrier, t),
+        pct(s.idle + s.no_eligible_warp, t),
+        r.register_file.reads,
+        r.register_file.writes,
+        r.register_file.bank_conflicts,
+        r.register_file.energy_total_nj,
+    );
+    if !matches!(r.outcome, Outcome::Finished) {
+        println!("  ({}: stopped at its cycle budget)", r.scheme);
     }
 }

@@ -38,6 +38,8 @@ pub struct ChipRun {
     mem_stats: MemoryStats,
     pub(super) dispatcher: Dispatcher,
     now: u64,
+    /// The first CTAs have been dispatched.
+    started: bool,
     outcome: Outcome,
     end: Option<u64>,
     timeline: OccupancyTimeline,
@@ -65,6 +67,7 @@ impl ChipRun {
             mem_stats: MemoryStats::default(),
             dispatcher: Dispatcher::default(),
             now: 0,
+            started: false,
             outcome: Outcome::Running,
             end: None,
             timeline: OccupancyTimeline { interval_cycles: options.sample_interval_cycles.max(1), samples: Vec::new() },
@@ -99,28 +102,8 @@ impl ChipRun {
                 self.outcome = Outcome::BudgetExceeded { budget_cycles: options.max_cycles };
                 return Ok(());
             }
-            self.sample_until(self.now);
             let t = self.now;
-            let mut cx = ChipContext { program, l2: &mut self.l2, mem_stats: &mut self.mem_stats };
-            for sm in self.sms.iter_mut() {
-                if sm.next_event() <= t {
-                    sm.cycle(t, &mut cx);
-                }
-            }
-            for sm in self.sms.iter_mut() {
-                for _ in sm.finished.drain(..) {
-                    self.dispatcher.finished();
-                }
-            }
-            self.dispatcher.dispatch(
-                t,
-                &mut self.sms,
-                feed,
-                program,
-                gpu,
-                &*self.kernel_scheme,
-                options.registers_per_thread,
-            )?;
+            self.simulate_cycle(t, feed, program, gpu, options)?;
             if self.dispatcher.drained && self.dispatcher.in_flight() == 0 {
                 self.close(t + 1);
                 self.outcome = Outcome::Finished;
@@ -131,6 +114,38 @@ impl ChipRun {
                 return Err(TimingError::Deadlock { cycle: t });
             }
             self.now = next.max(t + 1);
+        }
+        Ok(())
+    }
+
+    /// Cycle `t`: the SMs due simulate it, finished CTAs leave, new ones are dispatched.
+    fn simulate_cycle(
+        &mut self,
+        t: u64,
+        feed: &mut Feed,
+        program: &Program,
+        gpu: &GpuConfig,
+        options: &TimingOptions,
+    ) -> Result<(), TimingError> {
+        self.sample_until(t);
+        let mut cx = ChipContext { program, l2: &mut self.l2, mem_stats: &mut self.mem_stats };
+        for sm in self.sms.iter_mut() {
+            if sm.next_event() <= t {
+                sm.cycle(t, &mut cx);
+            }
+        }
+        let mut freed = !self.started;
+        for sm in self.sms.iter_mut() {
+            for _ in sm.finished.drain(..) {
+                self.dispatcher.finished();
+                freed = true;
+            }
+        }
+        // Room for a CTA appears only when one finishes (or at the start).
+        if freed {
+            let scheme = &*self.kernel_scheme;
+            self.dispatcher.dispatch(t, &mut self.sms, feed, program, gpu, scheme, options.registers_per_thread)?;
+            self.started = true;
         }
         Ok(())
     }

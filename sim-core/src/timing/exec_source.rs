@@ -14,7 +14,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use super::program::Program;
-use super::trace::{CtaSource, CtaStream, DynInst, LaunchShape, MemSpace, WarpStream};
+use super::trace::{AddrForm, CtaSource, CtaStream, DynInst, LaunchShape, MemSpace, WarpStream};
 use crate::exec::memory::{AddressLayout, Space};
 use crate::exec::plan::{address_bits, plan};
 use crate::exec::{CtaTrace, ExecError, LaunchSetup, Run, RunOptions, TraceOptions};
@@ -94,7 +94,7 @@ impl ExecSource {
                 };
                 let addr_start =
                     u32::try_from(addresses.len()).map_err(|_| String::from("too many addresses in a warp"))?;
-                let affine = compact(lanes, r.executed, &mut addresses);
+                let addr_form = compact(lanes, r.executed, &mut addresses);
                 insts.push(DynInst {
                     sid,
                     active: r.active,
@@ -103,7 +103,7 @@ impl ExecSource {
                     addr_count: u16::try_from(n).unwrap_or(u16::MAX),
                     bytes: r.bytes,
                     space,
-                    affine,
+                    addr_form,
                 });
             }
             self.warp_instructions += insts.len() as u64;
@@ -123,29 +123,40 @@ impl ExecSource {
     }
 }
 
-/// Appends the addresses of one instruction (one per lane of `executed`, lane order) to `out`:
-/// as `[base, stride]` if they are affine in the lane id (returns true), else in full.
-fn compact(lanes: &[u64], executed: u32, out: &mut Vec<u64>) -> bool {
-    let ids = || (0..32u64).filter(move |l| executed >> l & 1 == 1);
-    let mut first_two = ids().zip(lanes.iter().copied());
-    let affine = executed.count_ones() as usize == lanes.len()
-        && match (first_two.next(), first_two.next()) {
-            (Some((l0, a0)), second) => {
-                let stride = second.map_or(0, |(l1, a1)| a1.wrapping_sub(a0) / (l1 - l0));
-                let base = a0.wrapping_sub(stride.wrapping_mul(l0));
-                let ok = ids().zip(lanes).all(|(l, &a)| base.wrapping_add(stride.wrapping_mul(l)) == a);
-                if ok {
-                    out.push(base);
-                    out.push(stride);
-                }
-                ok
+/// Appends the addresses of one instruction (one per lane of `executed`, lane order) to `out`
+/// as an [`AddrForm::Affine`] if they fit one — over the whole warp, or in rows of 16 or 8 lanes
+/// as 2-D thread blocks of those widths lay them out — else as a list.
+fn compact(lanes: &[u64], executed: u32, out: &mut Vec<u64>) -> AddrForm {
+    if executed.count_ones() as usize == lanes.len() && !lanes.is_empty() {
+        for w in [32u64, 16, 8] {
+            if let Some([base, sx, sy]) = fit(lanes, executed, w) {
+                out.extend_from_slice(&[base, sx, sy, w]);
+                return AddrForm::Affine;
             }
-            (None, _) => false,
-        };
-    if !affine {
-        out.extend_from_slice(lanes);
+        }
     }
-    affine
+    out.extend_from_slice(lanes);
+    AddrForm::List
+}
+
+/// `[base, sx, sy]` with `address(l) = base + sx·(l mod w) + sy·(l div w)` for every executed
+/// lane, if there is one (strides taken from the first lanes that determine them).
+fn fit(lanes: &[u64], executed: u32, w: u64) -> Option<[u64; 3]> {
+    let (shift, mask) = (w.trailing_zeros(), w - 1);
+    let (col, row) = (move |l: u64| l & mask, move |l: u64| l >> shift);
+    let ids = || (0..32u64).filter(move |l| executed >> l & 1 == 1);
+    let pairs = || ids().zip(lanes.iter().copied());
+    let (l0, a0) = pairs().next()?;
+    let (x0, y0) = (col(l0), row(l0));
+    let sx = pairs()
+        .find(|&(l, _)| row(l) == y0 && col(l) != x0)
+        .map_or(Some(0), |(l, a)| a.wrapping_sub(a0).checked_div(col(l) - x0))?;
+    let sy = pairs()
+        .find(|&(l, _)| row(l) != y0)
+        .map_or(0, |(l, a)| a.wrapping_sub(a0).wrapping_sub(sx.wrapping_mul(col(l).wrapping_sub(x0))) / (row(l) - y0));
+    let base = a0.wrapping_sub(sx.wrapping_mul(x0)).wrapping_sub(sy.wrapping_mul(y0));
+    let at = |l: u64| base.wrapping_add(sx.wrapping_mul(col(l))).wrapping_add(sy.wrapping_mul(row(l)));
+    pairs().all(|(l, a)| at(l) == a).then_some([base, sx, sy])
 }
 
 fn from_exec(s: Space) -> MemSpace {

@@ -204,6 +204,13 @@ impl ExecUnits {
         ExecUnits { pipes, ranges, groups, lane_cycles }
     }
 
+    /// A number for the pool of pipelines `kind` instructions of `group` go to: equal for two
+    /// groups exactly when they share the pool (`< UNIT_KINDS × groups`).
+    pub fn pool_id(&self, kind: UnitKind, group: u32) -> usize {
+        let shared = self.pool(kind, 0) == self.pool(kind, group);
+        kind.index() * self.groups as usize + if shared { 0 } else { group as usize }
+    }
+
     fn pool(&self, kind: UnitKind, group: u32) -> core::ops::Range<usize> {
         let (a, b) = self.ranges.get(kind.index() * self.groups as usize + group as usize).copied().unwrap_or((0, 0));
         a as usize..b as usize

@@ -23,7 +23,21 @@
 //! in flight plus the spread between runs, which [`Simulation::step`] keeps small by advancing the
 //! run that has taken the fewest CTAs first. Reports do not depend on how the work is chunked.
 //!
-//! Everything is deterministic: integer cycle arithmetic, ordered containers, no host time.
+//! The usual entry is [`Simulation::from_launch`] (decode, start the executor through
+//! [`exec_source::ExecSource`], one run per scheme). A web worker calls [`Simulation::step`] with
+//! a cycle quantum, posts [`Progress::done_fraction`], and cancels by dropping the simulation.
+//!
+//! Assumptions worth knowing (details in the modules): a warp instruction holds its SP/INT/DP pipe
+//! `max(initiation interval, warp size / SIMD width)` cycles; a write takes its bank for the cycle
+//! (GPGPU-Sim); branches resolve after their unit's latency before the warp fetches again; a
+//! barrier releases when every unfinished warp of the CTA waits at one; memory is timed when the
+//! LD/ST unit sends a transaction (L2 and DRAM are shared FIFO servers); presets with 64-wide
+//! wavefronts (GCN3) are refused, as the executor records 32-thread warps.
+//!
+//! Everything is deterministic: integer cycle arithmetic, ordered containers, no host time; the
+//! shortcuts that make it fast (sleeping warps and SMs, skipped idle cycles, compact addresses)
+//! only skip work whose outcome is known, and `sim-core/tests/timing.rs` pins report digests
+//! natively and in the browser.
 
 pub mod chip;
 pub mod cta_dispatch;
@@ -40,6 +54,7 @@ pub mod scoreboard;
 pub mod sm;
 mod sm_issue;
 mod sm_pipeline;
+mod sm_sleep;
 pub mod trace;
 pub mod value_stats;
 pub mod warp;

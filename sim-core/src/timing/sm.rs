@@ -9,8 +9,9 @@
 //! ```
 //!
 //! Timing of a dependent ALU chain: issue at t, operands read at t + 1 (no conflicts) and
-//! dispatched, result written back at t + 1 + latency, dependent issue at t + 2 + latency — a
-//! period of latency + 2 cycles.
+//! dispatched, result written back at t + 1 + latency; write-back precedes issue within a cycle,
+//! so the dependent issues in that same cycle — a period of latency + 1 cycles (worked examples:
+//! `tests/cases/timing/`).
 //!
 //! The SM sleeps through cycles in which nothing can change (no issue, no queued reads, no
 //! result due, no warp about to become ready): [`Sm::next_event`] says when to call it again and
@@ -23,7 +24,7 @@ use alloc::rc::Rc;
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::exec_units::{ExecUnits, UnitKind};
+use super::exec_units::{ExecUnits, UnitKind, UNIT_KINDS};
 use super::ibuffer::IBuffer;
 use super::memory::l2::L2;
 use super::memory::{MemoryStats, SmMemory};
@@ -32,6 +33,7 @@ use super::regfile::{CuId, RegisterFileScheme, SmGeometry};
 use super::report::{StallBreakdown, StallCause};
 use super::scheduler::Scheduler;
 use super::scoreboard::Scoreboard;
+use super::sm_sleep::{group_of, group_slots, Sleep};
 use super::trace::{CtaStream, DynInst};
 use super::warp::{ResidentCta, Warp, WarpSet};
 use super::writeback::WritebackQueue;
@@ -53,37 +55,6 @@ pub(super) struct InFlight {
     pub warp: u32,
     pub inst: DynInst,
     pub seq: u64,
-}
-
-/// The scheduler group (sub-core) of scheduler `s`.
-fn group_of(s: u32, geo: &SmGeometry) -> u32 {
-    let groups = geo.groups.max(1);
-    let per_group = (geo.schedulers / groups).max(1);
-    (s / per_group).min(groups - 1)
-}
-
-/// Per group, the warp slots whose scheduler (`slot % schedulers`) is in it.
-fn group_slots(geo: &SmGeometry) -> Vec<WarpSet> {
-    let mut sets = vec![WarpSet::new(geo.max_warps as usize); geo.groups.max(1) as usize];
-    for w in 0..geo.max_warps {
-        let g = group_of(w % geo.schedulers.max(1), geo) as usize;
-        if let Some(set) = sets.get_mut(g) {
-            set.insert(w as usize);
-        }
-    }
-    sets
-}
-
-/// Why the issue stage may skip a warp: until `wake` (`u64::MAX`: until an event of its own),
-/// because of `cause`; a warp refused a collector also wakes when its group's `epoch` moves on.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Sleep {
-    pub wake: u64,
-    pub cause: StallCause,
-    pub epoch: u32,
-    /// Blocked only because this unit was busy (every earlier check passed, and those results
-    /// cannot get worse while the warp waits): re-checking the unit is enough.
-    pub unit: Option<UnitKind>,
 }
 
 /// A collected instruction waiting for dispatch.
@@ -123,7 +94,13 @@ pub struct Sm {
     pub(super) addr_scratch: Vec<u64>,
     pub(super) collected: Vec<CuId>,
     /// Collected instructions waiting for their unit: collector, first cycle, unit, group.
-    pub(super) ready: VecDeque<Ready>,
+    /// One FIFO per pool of pipelines (a unit kind, per group where groups have their own), so a
+    /// busy pool is checked once per cycle, not once per instruction waiting for it; instructions
+    /// bound for different pools never compete, so dispatching pool by pool, oldest first within
+    /// each, is dispatching oldest first overall.
+    pub(super) ready: Vec<VecDeque<Ready>>,
+    /// Instructions in `ready`.
+    pub(super) ready_len: usize,
     /// Per warp slot: the first cycle the issue stage must look at it again (`u64::MAX`: after
     /// an event of its own, see [`Sm::wake`]) and why it could not issue when last looked at.
     pub(super) sleep: Vec<Sleep>,
@@ -156,6 +133,8 @@ pub struct Sm {
     next_event: u64,
     /// CTAs completed in the last simulated cycle (their run-wide numbers).
     pub(super) finished: Vec<u64>,
+    /// Warp slots in use.
+    live_warps: u32,
     pub(super) cta_numbers: Vec<u64>,
 }
 
@@ -175,7 +154,8 @@ impl Sm {
             in_cu: Vec::new(),
             addr_scratch: Vec::new(),
             collected: Vec::new(),
-            ready: VecDeque::new(),
+            ready: vec![VecDeque::new(); UNIT_KINDS * geo.groups.max(1) as usize],
+            ready_len: 0,
             sleep: vec![Sleep { wake: 0, cause: StallCause::Idle, epoch: 0, unit: None }; geo.max_warps as usize],
             cu_epoch: vec![0; geo.groups.max(1) as usize],
             cu_full_at: vec![u64::MAX; geo.groups.max(1) as usize],
@@ -195,6 +175,7 @@ impl Sm {
             accounted_to: 0,
             next_event: u64::MAX,
             finished: Vec::new(),
+            live_warps: 0,
             cta_numbers: Vec::new(),
         }
     }
@@ -216,7 +197,7 @@ impl Sm {
 
     /// Free warp slots.
     pub fn free_warp_slots(&self) -> u32 {
-        self.warps.iter().filter(|w| !w.live).count() as u32
+        self.geo.max_warps.saturating_sub(self.live_warps)
     }
 
     /// Starts CTA number `number` at the end of cycle `now`: its warps fetch from `now + 1`.
@@ -232,32 +213,7 @@ impl Sm {
         let mut slots = Vec::with_capacity(stream.warps.len());
         for (index, ws) in stream.warps.iter().enumerate() {
             let Some(w) = self.warps.iter().position(|w| !w.live) else { break };
-            let scheduler = w as u32 % self.geo.schedulers.max(1);
-            let group = group_of(scheduler, &self.geo);
-            if let Some(warp) = self.warps.get_mut(w) {
-                *warp = Warp {
-                    live: true,
-                    cta: slot as u32,
-                    index: index as u32,
-                    uid: number * 1024 + index as u64,
-                    pc: 0,
-                    len: ws.insts.len() as u32,
-                    ib: IBuffer::starting_at(now + 1),
-                    at_barrier: false,
-                    in_flight: 0,
-                    scheduler,
-                    group,
-                    next: DynInst::default(),
-                };
-            }
-            self.scoreboard.clear(w);
-            self.wake(w);
-            if let Some(s) = self.schedulers.get_mut(scheduler as usize) {
-                s.add(w as u32);
-            }
-            if let Some(s) = self.sched_slots.get_mut(scheduler as usize) {
-                s.insert(w);
-            }
+            self.start_warp(w, slot as u32, index as u32, number, ws.insts.len() as u32, now);
             slots.push(w as u32);
         }
         let live_warps = slots.len() as u32;
@@ -283,6 +239,38 @@ impl Sm {
         }
     }
 
+    /// Puts warp `index` of CTA `number` (in CTA slot `cta`, `len` instructions) in warp slot `w`;
+    /// it fetches from `now + 1`.
+    fn start_warp(&mut self, w: usize, cta: u32, index: u32, number: u64, len: u32, now: u64) {
+        let scheduler = w as u32 % self.geo.schedulers.max(1);
+        let group = group_of(scheduler, &self.geo);
+        if let Some(warp) = self.warps.get_mut(w) {
+            *warp = Warp {
+                live: true,
+                cta,
+                index,
+                uid: number * 1024 + u64::from(index),
+                pc: 0,
+                len,
+                ib: IBuffer::starting_at(now + 1),
+                at_barrier: false,
+                in_flight: 0,
+                scheduler,
+                group,
+                next: DynInst::default(),
+            };
+        }
+        self.scoreboard.clear(w);
+        self.wake(w);
+        if let Some(s) = self.schedulers.get_mut(scheduler as usize) {
+            s.add(w as u32);
+        }
+        if let Some(s) = self.sched_slots.get_mut(scheduler as usize) {
+            s.insert(w);
+        }
+        self.live_warps += 1;
+    }
+
     /// Simulates cycle `now`.
     pub fn cycle(&mut self, now: u64, cx: &mut ChipContext<'_>) {
         self.account_until(now);
@@ -293,72 +281,21 @@ impl Sm {
             let Some(Some(f)) = self.in_cu.get(cu as usize) else { continue };
             let unit = cx.program.insts.get(f.inst.sid as usize).map_or(UnitKind::Sp, |s| s.unit);
             let group = self.warps.get(f.warp as usize).map_or(0, |w| w.group);
-            self.ready.push_back(Ready { cu, at: now + extra, unit, group });
+            let q = self.units.pool_id(unit, group);
+            if let Some(queue) = self.ready.get_mut(q) {
+                queue.push_back(Ready { cu, at: now + extra, unit, group });
+                self.ready_len += 1;
+            }
         }
         self.dispatch(now, cx);
         let (issued, wake) = self.issue(now, cx.program);
         self.accounted_to = now + 1;
-        self.next_event = if issued || self.rf.busy() || !self.ready.is_empty() {
+        self.next_event = if issued || self.rf.busy() || self.ready_len > 0 {
             now + 1
         } else {
             let wb = self.wb.next_event(now).unwrap_or(u64::MAX);
             wb.min(wake).max(now + 1)
         };
-    }
-
-    /// Something happened to warp `w` (a write-back, a barrier release, a start): its scheduler
-    /// must look at it again.
-    pub(super) fn wake(&mut self, w: usize) {
-        self.undeep(w);
-        if let Some(x) = self.sleep.get_mut(w) {
-            x.wake = 0;
-        }
-        let s = self.warps.get(w).map_or(0, |x| x.scheduler as usize);
-        if let Some(s) = self.schedulers.get_mut(s) {
-            s.sleep_until = 0;
-        }
-    }
-
-    /// Warp `w`'s record says it sleeps until an event (`z.wake` = `u64::MAX`): the issue stage
-    /// may skip it outright until [`Sm::undeep`].
-    pub(super) fn sleep_warp(&mut self, w: usize, s: usize, z: Sleep) {
-        if let Some(x) = self.sleep.get_mut(w) {
-            *x = z;
-        }
-        if z.wake != u64::MAX || self.deep.contains(w) {
-            return;
-        }
-        self.deep.insert(w);
-        if z.cause == StallCause::OperandCollection {
-            self.deep_oc.insert(w);
-        }
-        if let Some(n) = self.deep_causes.get_mut(s).and_then(|c| c.get_mut(z.cause.rank() as usize)) {
-            *n += 1;
-        }
-    }
-
-    /// Warp `w` must be looked at again (its record stays).
-    pub(super) fn undeep(&mut self, w: usize) {
-        if !self.deep.remove(w) {
-            return;
-        }
-        self.deep_oc.remove(w);
-        let s = self.warps.get(w).map_or(0, |x| x.scheduler as usize);
-        let rank = self.sleep.get(w).map_or(0, |z| z.cause.rank() as usize);
-        if let Some(n) = self.deep_causes.get_mut(s).and_then(|c| c.get_mut(rank)) {
-            *n = n.saturating_sub(1);
-        }
-    }
-
-    /// The highest-ranked cause among scheduler `s`'s deep sleepers.
-    pub(super) fn deep_best(&self, s: usize) -> StallCause {
-        let Some(counts) = self.deep_causes.get(s) else { return StallCause::NoEligibleWarp };
-        StallCause::BY_RANK
-            .iter()
-            .rev()
-            .copied()
-            .find(|c| counts.get(c.rank() as usize).is_some_and(|&n| n > 0))
-            .unwrap_or(StallCause::NoEligibleWarp)
     }
 
     /// Caches warp `w`'s next instruction (after its `pc` moved).
@@ -401,6 +338,7 @@ impl Sm {
         self.undeep(w);
         let Some(warp) = self.warps.get_mut(w) else { return };
         warp.live = false;
+        self.live_warps = self.live_warps.saturating_sub(1);
         if let Some(s) = self.schedulers.get_mut(sched) {
             s.remove(w as u32);
         }

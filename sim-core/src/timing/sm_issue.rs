@@ -11,11 +11,13 @@
 //! dual issue (GT200) one more, to a different kind of unit.
 
 use super::exec_units::UnitKind;
-use super::program::{Control, MemOp, Program};
-use super::regfile::{IssueOutcome, OperandRequest};
+use super::program::{Control, MemOp, Program, StaticInst};
+use super::regfile::{CuId, IssueOutcome, OperandRequest};
 use super::report::StallCause;
 use super::scoreboard::Pending;
-use super::sm::{InFlight, Sleep, Sm};
+use super::sm::{InFlight, Sm};
+use super::sm_sleep::Sleep;
+use super::trace::DynInst;
 
 /// Why a warp could not issue, and the first cycle it might: `EVENT` when only an event of its
 /// own (a write-back, a barrier release) can change that, which also wakes it.
@@ -40,6 +42,31 @@ const fn until(cause: StallCause, wake: u64) -> Blocked {
     Blocked { cause, wake, unit: None }
 }
 
+/// What one scheduler's look at its warps found.
+#[derive(Clone, Copy, Debug)]
+struct Scan {
+    issued: bool,
+    /// The cause of the warp that came closest to issuing.
+    best: StallCause,
+    /// The earliest cycle a warp may become ready by itself.
+    wake: u64,
+}
+
+impl Default for Scan {
+    fn default() -> Self {
+        Scan { issued: false, best: StallCause::NoEligibleWarp, wake: EVENT }
+    }
+}
+
+impl Scan {
+    fn note(&mut self, cause: StallCause, wake: u64) {
+        if cause.rank() > self.best.rank() {
+            self.best = cause;
+        }
+        self.wake = self.wake.min(wake);
+    }
+}
+
 impl Sm {
     /// Runs every scheduler at `now`; returns whether anything issued and the earliest cycle a
     /// blocked warp may become ready by itself.
@@ -48,83 +75,91 @@ impl Sm {
         let mut wake = u64::MAX;
         for s in 0..self.schedulers.len() {
             let Some(sched) = self.schedulers.get_mut(s) else { continue };
-            if sched.is_empty() {
-                self.set_cause(s, StallCause::Idle);
-                continue;
-            }
-            if sched.sleep_until > now {
+            let cause = if sched.is_empty() {
+                StallCause::Idle
+            } else if sched.sleep_until > now {
                 if sched.sleep_until != EVENT {
                     wake = wake.min(sched.sleep_until);
                 }
-                let cause = sched.sleep_cause;
-                self.set_cause(s, cause);
-                continue;
-            }
-            let sb = &self.scoreboard;
-            sched.refresh_active(|w| sb.waits_on_memory(w as usize));
-            let (start, n) = (sched.start(), sched.len());
-            let two_level = sched.is_two_level();
-            let mut best = if two_level { StallCause::NoEligibleWarp } else { self.deep_best(s) };
-            let mut issued = false;
-            let mut sched_wake = EVENT;
-            // Warps not in deep sleep; once all are seen the rest of the order holds only deep
-            // sleepers, whose causes `deep_best` already has (two-level looks at every warp).
-            let mut left = self.sched_slots.get(s).map_or(0, |x| x.count_without(&self.deep));
-            for i in 0..n {
-                if left == 0 && !two_level {
-                    break;
+                sched.sleep_cause
+            } else {
+                let scan = self.run_scheduler(s, now, program);
+                wake = wake.min(scan.wake);
+                any |= scan.issued;
+                if scan.issued {
+                    StallCause::Issued
+                } else {
+                    scan.best
                 }
-                let Some(w) = self.schedulers.get(s).and_then(|x| x.nth(start, i)) else { break };
-                if self.deep.contains(w as usize) {
-                    if two_level {
-                        let c = self.sleep.get(w as usize).map_or(StallCause::NoEligibleWarp, |z| z.cause);
-                        if c.rank() > best.rank() {
-                            best = c;
-                        }
-                    }
-                    continue;
-                }
-                left = left.saturating_sub(1);
-                if let Some(z) = self.asleep(w as usize, s, now) {
-                    if z.cause.rank() > best.rank() {
-                        best = z.cause;
-                    }
-                    sched_wake = sched_wake.min(z.wake);
-                    continue;
-                }
-                match self.issue_warp(w as usize, now, program) {
-                    Ok(()) => {
-                        if let Some(x) = self.sleep.get_mut(w as usize) {
-                            x.wake = 0;
-                            x.unit = None;
-                        }
-                        if let Some(sched) = self.schedulers.get_mut(s) {
-                            sched.issued(w);
-                        }
-                        issued = true;
-                        break;
-                    }
-                    Err(b) => {
-                        if b.cause.rank() > best.rank() {
-                            best = b.cause;
-                        }
-                        sched_wake = sched_wake.min(b.wake);
-                        let epoch = self.group_epoch(s);
-                        self.sleep_warp(w as usize, s, Sleep { wake: b.wake, cause: b.cause, epoch, unit: b.unit });
-                    }
-                }
-            }
-            any |= issued;
-            if !issued {
-                if let Some(sched) = self.schedulers.get_mut(s) {
-                    sched.sleep_until = sched_wake;
-                    sched.sleep_cause = best;
-                }
-            }
-            wake = wake.min(sched_wake);
-            self.set_cause(s, if issued { StallCause::Issued } else { best });
+            };
+            self.set_cause(s, cause);
         }
         (any, wake)
+    }
+
+    /// Scheduler `s` tries its warps in policy order at `now` (it is awake).
+    fn run_scheduler(&mut self, s: usize, now: u64, program: &Program) -> Scan {
+        let Some(sched) = self.schedulers.get_mut(s) else { return Scan::default() };
+        let sb = &self.scoreboard;
+        sched.refresh_active(|w| sb.waits_on_memory(w as usize));
+        let (start, n) = (sched.start(), sched.len());
+        let two_level = sched.is_two_level();
+        let best = if two_level { StallCause::NoEligibleWarp } else { self.deep_best(s) };
+        let mut scan = Scan { issued: false, best, wake: EVENT };
+        // Warps not in deep sleep; once all are seen the rest of the order holds only deep
+        // sleepers, whose causes `deep_best` already has (two-level looks at every warp).
+        let mut left = self.sched_slots.get(s).map_or(0, |x| x.count_without(&self.deep));
+        for i in 0..n {
+            if left == 0 && !two_level {
+                break;
+            }
+            let Some(w) = self.schedulers.get(s).and_then(|x| x.nth(start, i)) else { break };
+            if self.deep.contains(w as usize) {
+                if two_level {
+                    scan.note(self.sleep.get(w as usize).map_or(StallCause::NoEligibleWarp, |z| z.cause), EVENT);
+                }
+                continue;
+            }
+            left = left.saturating_sub(1);
+            if self.try_warp(s, w, now, program, &mut scan) {
+                break;
+            }
+        }
+        if !scan.issued {
+            if let Some(sched) = self.schedulers.get_mut(s) {
+                sched.sleep_until = scan.wake;
+                sched.sleep_cause = scan.best;
+            }
+        }
+        scan
+    }
+
+    /// Looks at warp `w` of scheduler `s`: skipped while asleep, else issued if it can go (true),
+    /// else put to sleep with its cause noted in `scan`.
+    fn try_warp(&mut self, s: usize, w: u32, now: u64, program: &Program, scan: &mut Scan) -> bool {
+        if let Some(z) = self.asleep(w as usize, s, now) {
+            scan.note(z.cause, z.wake);
+            return false;
+        }
+        match self.issue_warp(w as usize, now, program) {
+            Ok(()) => {
+                if let Some(x) = self.sleep.get_mut(w as usize) {
+                    x.wake = 0;
+                    x.unit = None;
+                }
+                if let Some(sched) = self.schedulers.get_mut(s) {
+                    sched.issued(w);
+                }
+                scan.issued = true;
+                true
+            }
+            Err(b) => {
+                scan.note(b.cause, b.wake);
+                let epoch = self.group_epoch(s);
+                self.sleep_warp(w as usize, s, Sleep { wake: b.wake, cause: b.cause, epoch, unit: b.unit });
+                false
+            }
+        }
     }
 
     /// Issues up to the issue width from warp `w`.
@@ -150,29 +185,14 @@ impl Sm {
         program: &Program,
         after: Option<UnitKind>,
     ) -> Result<UnitKind, Blocked> {
-        let Some(warp) = self.warps.get(w) else { return Err(blocked(StallCause::Idle)) };
-        if !warp.live || warp.pc >= warp.len {
-            return Err(blocked(StallCause::NoEligibleWarp));
-        }
-        if warp.at_barrier {
-            return Err(blocked(StallCause::Barrier));
-        }
-        let buffered = match after {
-            None => warp.ib.ready(now),
-            Some(_) => warp.ib.ready_at() == Some(now + 1),
-        };
-        if !buffered {
-            return Err(until(StallCause::NoEligibleWarp, warp.ib.ready_at().unwrap_or(EVENT)));
-        }
-        let (inst, group, scheduler) = (warp.next, warp.group, warp.scheduler);
+        let inst = self.ready_instruction(w, now, after)?;
         let Some(s) = program.insts.get(inst.sid as usize).copied() else {
             return Err(blocked(StallCause::NoEligibleWarp));
         };
         if after.is_some_and(|u| !self.dual_issue_allowed(u, s.unit)) {
             return Err(until(StallCause::Structural, now + 1));
         }
-        let (reads, writes) = (program.reads_of(&s), program.writes_of(&s));
-        match self.scoreboard.blocked(w, reads, writes) {
+        match self.scoreboard.blocked(w, program.reads_of(&s), program.writes_of(&s)) {
             Some(Pending::Memory) => return Err(blocked(StallCause::Memory)),
             Some(Pending::Alu) => return Err(blocked(StallCause::Scoreboard)),
             None => {}
@@ -181,37 +201,9 @@ impl Sm {
             self.issue_control(w, now, s.control, inst.executed);
             return Ok(s.unit);
         }
-        let free = self.units.free_at(s.unit, group);
-        if free > now + 1 {
-            let cause = if s.unit == UnitKind::LdSt { StallCause::Memory } else { StallCause::Structural };
-            return Err(Blocked { cause, wake: free - 1, unit: Some(s.unit) });
-        }
-        if self.cu_full_at.get(group as usize) == Some(&now) {
-            return Err(Blocked { cause: StallCause::OperandCollection, wake: EVENT, unit: Some(s.unit) });
-        }
-        let [rf_reads, _, rf_writes, _] = program.operands_of(&s);
-        let req = OperandRequest {
-            warp: w as u32,
-            scheduler,
-            group,
-            sid: inst.sid,
-            reads: rf_reads,
-            writes: rf_writes,
-            unit: s.unit,
-            mem: s.mem,
-        };
-        let cu = match self.rf.try_issue(&req, now) {
-            IssueOutcome::Collecting(cu) => cu,
-            IssueOutcome::NoCollector => {
-                if let Some(t) = self.cu_full_at.get_mut(group as usize) {
-                    *t = now;
-                }
-                return Err(Blocked { cause: StallCause::OperandCollection, wake: EVENT, unit: Some(s.unit) });
-            }
-            IssueOutcome::Stall => return Err(until(StallCause::SchemeSpecific, now + 1)),
-        };
+        let cu = self.collect(w, &inst, &s, now, program)?;
         let why = if matches!(s.mem, MemOp::Load | MemOp::Atomic) { Pending::Memory } else { Pending::Alu };
-        self.scoreboard.reserve(w, writes, why);
+        self.scoreboard.reserve(w, program.writes_of(&s), why);
         if self.in_cu.len() <= cu as usize {
             self.in_cu.resize(cu as usize + 1, None);
         }
@@ -229,32 +221,66 @@ impl Sm {
         Ok(s.unit)
     }
 
-    /// True if the issue stage may skip warp `w` of scheduler `s` at `now`, keeping its cause.
-    /// A warp that last got as far as its unit or a collector only needs those re-checked: the
-    /// earlier checks cannot get worse while it waits (no event of its own has happened since).
-    fn asleep(&mut self, w: usize, s: usize, now: u64) -> Option<Sleep> {
-        let z = *self.sleep.get(w)?;
-        if z.wake > now && (z.cause != StallCause::OperandCollection || z.epoch == self.group_epoch(s)) {
-            return Some(z);
+    /// Warp `w`'s next instruction if it is live, not at a barrier and has it buffered.
+    fn ready_instruction(&self, w: usize, now: u64, after: Option<UnitKind>) -> Result<DynInst, Blocked> {
+        let Some(warp) = self.warps.get(w) else { return Err(blocked(StallCause::Idle)) };
+        if !warp.live || warp.pc >= warp.len {
+            return Err(blocked(StallCause::NoEligibleWarp));
         }
-        let unit = z.unit.filter(|_| z.wake != 0)?;
-        let g = self.sched_group.get(s).copied().unwrap_or(0);
-        let free = self.units.free_at(unit, g);
-        let z = if free > now + 1 {
-            let cause = if unit == UnitKind::LdSt { StallCause::Memory } else { StallCause::Structural };
-            Sleep { wake: free - 1, cause, ..z }
-        } else if self.cu_full_at.get(g as usize) == Some(&now) {
-            Sleep { wake: EVENT, cause: StallCause::OperandCollection, epoch: self.group_epoch(s), ..z }
-        } else {
-            return None;
+        if warp.at_barrier {
+            return Err(blocked(StallCause::Barrier));
+        }
+        let buffered = match after {
+            None => warp.ib.ready(now),
+            Some(_) => warp.ib.ready_at() == Some(now + 1),
         };
-        self.sleep_warp(w, s, z);
-        Some(z)
+        if !buffered {
+            return Err(until(StallCause::NoEligibleWarp, warp.ib.ready_at().unwrap_or(EVENT)));
+        }
+        Ok(warp.next)
     }
 
-    fn group_epoch(&self, s: usize) -> u32 {
-        let g = self.sched_group.get(s).copied().unwrap_or(0) as usize;
-        self.cu_epoch.get(g).copied().unwrap_or(0)
+    /// The execution unit must be free next cycle, then the scheme must take the instruction
+    /// into a collector.
+    fn collect(
+        &mut self,
+        w: usize,
+        inst: &DynInst,
+        s: &StaticInst,
+        now: u64,
+        program: &Program,
+    ) -> Result<CuId, Blocked> {
+        let (group, scheduler) = self.warps.get(w).map_or((0, 0), |x| (x.group, x.scheduler));
+        let free = self.units.free_at(s.unit, group);
+        if free > now + 1 {
+            let cause = if s.unit == UnitKind::LdSt { StallCause::Memory } else { StallCause::Structural };
+            return Err(Blocked { cause, wake: free - 1, unit: Some(s.unit) });
+        }
+        let refused = Blocked { cause: StallCause::OperandCollection, wake: EVENT, unit: Some(s.unit) };
+        if self.cu_full_at.get(group as usize) == Some(&now) {
+            return Err(refused);
+        }
+        let [rf_reads, _, rf_writes, _] = program.operands_of(s);
+        let req = OperandRequest {
+            warp: w as u32,
+            scheduler,
+            group,
+            sid: inst.sid,
+            reads: rf_reads,
+            writes: rf_writes,
+            unit: s.unit,
+            mem: s.mem,
+        };
+        match self.rf.try_issue(&req, now) {
+            IssueOutcome::Collecting(cu) => Ok(cu),
+            IssueOutcome::NoCollector => {
+                if let Some(t) = self.cu_full_at.get_mut(group as usize) {
+                    *t = now;
+                }
+                Err(refused)
+            }
+            IssueOutcome::Stall => Err(until(StallCause::SchemeSpecific, now + 1)),
+        }
     }
 
     fn dual_issue_allowed(&self, prev: UnitKind, next: UnitKind) -> bool {

@@ -81,20 +81,25 @@ impl Sm {
         }
     }
 
-    /// Sends collected instructions to free execution units, oldest first.
+    /// Sends collected instructions to free execution units, oldest first for each unit.
     pub(super) fn dispatch(&mut self, now: u64, cx: &mut ChipContext<'_>) {
-        let mut i = 0;
-        while let Some(&r) = self.ready.get(i) {
-            let cu = r.cu;
-            if r.at > now || self.units.free_at(r.unit, r.group) > now || !self.try_dispatch(cu, now, cx) {
-                i += 1;
-                continue;
-            }
-            self.ready.remove(i);
-            self.rf.release(cu);
-            self.collector_freed(r.group);
-            if let Some(slot) = self.in_cu.get_mut(cu as usize) {
-                *slot = None;
+        if self.ready_len == 0 {
+            return;
+        }
+        for q in 0..self.ready.len() {
+            while let Some(r) = self.ready.get(q).and_then(|x| x.front().copied()) {
+                if r.at > now || self.units.free_at(r.unit, r.group) > now || !self.try_dispatch(r.cu, now, cx) {
+                    break;
+                }
+                if let Some(x) = self.ready.get_mut(q) {
+                    x.pop_front();
+                }
+                self.ready_len -= 1;
+                self.rf.release(r.cu);
+                self.collector_freed(r.group);
+                if let Some(slot) = self.in_cu.get_mut(r.cu as usize) {
+                    *slot = None;
+                }
             }
         }
     }

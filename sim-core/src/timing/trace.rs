@@ -10,8 +10,8 @@
 //! A [`DynInst`] names its static instruction by `sid` (an index into [`super::program::Program`]),
 //! carries the SIMT active mask, the lanes whose guard held, and — for memory instructions — the
 //! resolved state space and its per-lane byte addresses (one per executed lane, lane order),
-//! stored as `[base, stride]` when they are affine in the lane id — the common case, which keeps
-//! replayed streams small and cache friendly. Barriers, branches and exits are ordinary instructions whose static record says what
+//! stored as four words when they are affine in the lane's position in a 1-D or 2-D block — the
+//! common case, which keeps replayed streams small and cache friendly. Barriers, branches and exits are ordinary instructions whose static record says what
 //! they are. A [`CtaSource`] hands CTAs over one at a time, in the order the executor ran them;
 //! the adapter from the executor lives in [`super::exec_source`].
 
@@ -56,9 +56,30 @@ pub struct DynInst {
     pub bytes: u16,
     /// The space accessed (memory instructions).
     pub space: Option<MemSpace>,
-    /// The addresses are stored compactly as `[base, stride]` at `addr_start`: lane `l`'s address
-    /// is `base + stride × l` for every lane in `executed` (`addr_count` of them).
-    pub affine: bool,
+    /// How the addresses are stored at `addr_start`.
+    pub addr_form: AddrForm,
+}
+
+/// How one instruction's per-lane addresses are stored in [`WarpStream::addresses`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum AddrForm {
+    /// One address per executed lane, in lane order (`addr_count` words).
+    #[default]
+    List,
+    /// `[base, sx, sy, w]` (`w` a power of two): lane `l`'s address is
+    /// `base + sx × (l mod w) + sy × (l div w)` for every lane in `executed` (with `w = 32` a plain
+    /// affine `base + sx × l`) — how a warp of a 1-D or 2-D thread block walks an array.
+    Affine,
+}
+
+impl AddrForm {
+    /// Words the form takes for `count` addresses.
+    pub fn words(self, count: u16) -> u64 {
+        match self {
+            AddrForm::List => u64::from(count),
+            AddrForm::Affine => 4,
+        }
+    }
 }
 
 impl WarpStream {
@@ -66,16 +87,17 @@ impl WarpStream {
     pub fn lane_addresses(&self, d: &DynInst, out: &mut Vec<u64>) {
         out.clear();
         let a = d.addr_start as usize;
-        if !d.affine {
+        if d.addr_form == AddrForm::List {
             out.extend_from_slice(self.addresses.get(a..a + d.addr_count as usize).unwrap_or(&[]));
             return;
         }
-        let (Some(&base), Some(&stride)) = (self.addresses.get(a), self.addresses.get(a + 1)) else { return };
+        let Some(&[base, sx, sy, w]) = self.addresses.get(a..a + 4) else { return };
+        let (shift, mask) = if w.is_power_of_two() { (w.trailing_zeros(), w - 1) } else { (5, 31) };
         let mut m = d.executed;
         while m != 0 {
             let lane = u64::from(m.trailing_zeros());
             m &= m - 1;
-            out.push(base.wrapping_add(stride.wrapping_mul(lane)));
+            out.push(base.wrapping_add(sx.wrapping_mul(lane & mask)).wrapping_add(sy.wrapping_mul(lane >> shift)));
         }
     }
 }
@@ -129,7 +151,7 @@ impl CtaStream {
     pub fn validate(&self, program_len: usize) -> Result<(), String> {
         for (w, warp) in self.warps.iter().enumerate() {
             for (i, d) in warp.insts.iter().enumerate() {
-                let end = u64::from(d.addr_start) + if d.affine { 2 } else { u64::from(d.addr_count) };
+                let end = u64::from(d.addr_start) + d.addr_form.words(d.addr_count);
                 if d.sid as usize >= program_len || end > warp.addresses.len() as u64 {
                     return Err(alloc::format!(
                         "launch {} warp {w} instruction {i}: static id {} or address range {}..{end} out of range",

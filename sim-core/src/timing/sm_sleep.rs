@@ -1,0 +1,137 @@
+//! Which warps the issue stage may skip: every warp slot has a [`Sleep`] record (until when, and
+//! why, it cannot issue), and warps that wait for an event of their own — a write-back, a barrier
+//! release — or for a freed operand collector are "deep" sleepers the issue stage passes over
+//! without looking (their causes are counted per scheduler, so the cycle's stall cause needs no
+//! scan). Skipping only ever avoids work whose result is known: reports are exactly those of
+//! checking every warp every cycle.
+//!
+//! ```text
+//! warp 7 waits for ld %f1 → deep (memory) · write-back of %f1 → wake(7) → looked at again
+//! warp 9 waits for its SP pipe until cycle 120 → skipped until 120, then only the pipe re-checked
+//! ```
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+use super::exec_units::UnitKind;
+use super::regfile::SmGeometry;
+use super::report::StallCause;
+use super::sm::Sm;
+use super::sm_issue::EVENT;
+use super::warp::WarpSet;
+
+/// Why the issue stage may skip a warp: until `wake` (`u64::MAX`: until an event of its own),
+/// because of `cause`; a warp refused a collector also wakes when its group's `epoch` moves on.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Sleep {
+    pub wake: u64,
+    pub cause: StallCause,
+    pub epoch: u32,
+    /// Blocked only because this unit was busy (every earlier check passed, and those results
+    /// cannot get worse while the warp waits): re-checking the unit is enough.
+    pub unit: Option<UnitKind>,
+}
+
+/// The scheduler group (sub-core) of scheduler `s`.
+pub(super) fn group_of(s: u32, geo: &SmGeometry) -> u32 {
+    let groups = geo.groups.max(1);
+    let per_group = (geo.schedulers / groups).max(1);
+    (s / per_group).min(groups - 1)
+}
+
+/// Per group, the warp slots whose scheduler (`slot % schedulers`) is in it.
+pub(super) fn group_slots(geo: &SmGeometry) -> Vec<WarpSet> {
+    let mut sets = vec![WarpSet::new(geo.max_warps as usize); geo.groups.max(1) as usize];
+    for w in 0..geo.max_warps {
+        let g = group_of(w % geo.schedulers.max(1), geo) as usize;
+        if let Some(set) = sets.get_mut(g) {
+            set.insert(w as usize);
+        }
+    }
+    sets
+}
+
+impl Sm {
+    /// Something happened to warp `w` (a write-back, a barrier release, a start): its scheduler
+    /// must look at it again.
+    pub(super) fn wake(&mut self, w: usize) {
+        self.undeep(w);
+        if let Some(x) = self.sleep.get_mut(w) {
+            x.wake = 0;
+        }
+        let s = self.warps.get(w).map_or(0, |x| x.scheduler as usize);
+        if let Some(s) = self.schedulers.get_mut(s) {
+            s.sleep_until = 0;
+        }
+    }
+
+    /// Warp `w`'s record says it sleeps until an event (`z.wake` = `u64::MAX`): the issue stage
+    /// may skip it outright until [`Sm::undeep`].
+    pub(super) fn sleep_warp(&mut self, w: usize, s: usize, z: Sleep) {
+        if let Some(x) = self.sleep.get_mut(w) {
+            *x = z;
+        }
+        if z.wake != u64::MAX || self.deep.contains(w) {
+            return;
+        }
+        self.deep.insert(w);
+        if z.cause == StallCause::OperandCollection {
+            self.deep_oc.insert(w);
+        }
+        if let Some(n) = self.deep_causes.get_mut(s).and_then(|c| c.get_mut(z.cause.rank() as usize)) {
+            *n += 1;
+        }
+    }
+
+    /// Warp `w` must be looked at again (its record stays).
+    pub(super) fn undeep(&mut self, w: usize) {
+        if !self.deep.remove(w) {
+            return;
+        }
+        self.deep_oc.remove(w);
+        let s = self.warps.get(w).map_or(0, |x| x.scheduler as usize);
+        let rank = self.sleep.get(w).map_or(0, |z| z.cause.rank() as usize);
+        if let Some(n) = self.deep_causes.get_mut(s).and_then(|c| c.get_mut(rank)) {
+            *n = n.saturating_sub(1);
+        }
+    }
+
+    /// The highest-ranked cause among scheduler `s`'s deep sleepers.
+    pub(super) fn deep_best(&self, s: usize) -> StallCause {
+        let Some(counts) = self.deep_causes.get(s) else { return StallCause::NoEligibleWarp };
+        StallCause::BY_RANK
+            .iter()
+            .rev()
+            .copied()
+            .find(|c| counts.get(c.rank() as usize).is_some_and(|&n| n > 0))
+            .unwrap_or(StallCause::NoEligibleWarp)
+    }
+
+    /// True if the issue stage may skip warp `w` of scheduler `s` at `now`, keeping its cause.
+    /// A warp that last got as far as its unit or a collector only needs those re-checked: the
+    /// earlier checks cannot get worse while it waits (no event of its own has happened since).
+    pub(super) fn asleep(&mut self, w: usize, s: usize, now: u64) -> Option<Sleep> {
+        let z = *self.sleep.get(w)?;
+        if z.wake > now && (z.cause != StallCause::OperandCollection || z.epoch == self.group_epoch(s)) {
+            return Some(z);
+        }
+        let unit = z.unit.filter(|_| z.wake != 0)?;
+        let g = self.sched_group.get(s).copied().unwrap_or(0);
+        let free = self.units.free_at(unit, g);
+        let z = if free > now + 1 {
+            let cause = if unit == UnitKind::LdSt { StallCause::Memory } else { StallCause::Structural };
+            Sleep { wake: free - 1, cause, ..z }
+        } else if self.cu_full_at.get(g as usize) == Some(&now) {
+            Sleep { wake: EVENT, cause: StallCause::OperandCollection, epoch: self.group_epoch(s), ..z }
+        } else {
+            return None;
+        };
+        self.sleep_warp(w, s, z);
+        Some(z)
+    }
+
+    pub(super) fn group_epoch(&self, s: usize) -> u32 {
+        let g = self.sched_group.get(s).copied().unwrap_or(0) as usize;
+        self.cu_epoch.get(g).copied().unwrap_or(0)
+    }
+}

@@ -40,4 +40,9 @@ else
   exit 1
 fi
 
+say "figures measured by the tests (reported, never asserted)"
+for f in target/tmp/figures/*.txt target/e2e/bench-*.json; do
+  if [ -f "$f" ]; then echo "$f:"; cat "$f"; echo; fi
+done
+
 say "all tests passed"

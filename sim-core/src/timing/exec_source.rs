@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! ExecSource::new(&module, &setup, &program)?   // then Simulation::new(program, Box::new(src), …)
-//! TraceRecord { func 0, inst #12, active ffffffff, space None, addrs [0x7e00_0000_0040, …] }
+//! TraceRecord { func 0, inst #12, executed ffffffff, space None, addrs [0x7e00_0000_0040, …] }
 //!   → DynInst { sid 12, space Shared, addrs [0x40, …] }
 //! ```
 
@@ -92,19 +92,17 @@ impl ExecSource {
                     None if n > 0 => Some(self.resolve(lanes)),
                     None => None,
                 };
+                if space.is_some() && n != r.executed.count_ones() as usize {
+                    return Err(format!(
+                        "CTA {:?}: {n} addresses for {} executing lanes",
+                        t.cta,
+                        r.executed.count_ones()
+                    ));
+                }
                 let addr_start =
                     u32::try_from(addresses.len()).map_err(|_| String::from("too many addresses in a warp"))?;
                 let addr_form = compact(lanes, r.executed, &mut addresses);
-                insts.push(DynInst {
-                    sid,
-                    active: r.active,
-                    executed: r.executed,
-                    addr_start,
-                    addr_count: u16::try_from(n).unwrap_or(u16::MAX),
-                    bytes: r.bytes,
-                    space,
-                    addr_form,
-                });
+                insts.push(DynInst { sid, executed: r.executed, addr_start, bytes: r.bytes, space, addr_form });
             }
             self.warp_instructions += insts.len() as u64;
             warps.push(WarpStream { insts, addresses });

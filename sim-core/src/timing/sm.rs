@@ -33,7 +33,7 @@ use super::regfile::{CuId, RegisterFileScheme, SmGeometry};
 use super::report::{StallBreakdown, StallCause};
 use super::scheduler::Scheduler;
 use super::scoreboard::Scoreboard;
-use super::sm_sleep::{group_of, group_slots, Sleep};
+use super::sm_sleep::{group_of, Sleep};
 use super::trace::{CtaStream, DynInst};
 use super::warp::{ResidentCta, Warp, WarpSet};
 use super::writeback::WritebackQueue;
@@ -90,8 +90,6 @@ pub struct Sm {
     pub(super) mem: SmMemory,
     pub(super) wb: WritebackQueue,
     pub(super) in_cu: Vec<Option<InFlight>>,
-    /// Per-lane addresses of the memory instruction being dispatched.
-    pub(super) addr_scratch: Vec<u64>,
     pub(super) collected: Vec<CuId>,
     /// Collected instructions waiting for their unit: collector, first cycle, unit, group.
     /// One FIFO per pool of pipelines (a unit kind, per group where groups have their own), so a
@@ -117,7 +115,6 @@ pub struct Sm {
     /// The deep sleepers waiting for a collector.
     pub(super) deep_oc: WarpSet,
     /// Per group: its warp slots.
-    pub(super) group_slots: Vec<WarpSet>,
     /// Per scheduler: its live warps.
     pub(super) sched_slots: Vec<WarpSet>,
     /// Per scheduler: deep sleepers by cause rank.
@@ -152,7 +149,6 @@ impl Sm {
             mem: SmMemory::new(gpu),
             wb: WritebackQueue::default(),
             in_cu: Vec::new(),
-            addr_scratch: Vec::new(),
             collected: Vec::new(),
             ready: vec![VecDeque::new(); UNIT_KINDS * geo.groups.max(1) as usize],
             ready_len: 0,
@@ -162,7 +158,6 @@ impl Sm {
             sched_group: (0..geo.schedulers).map(|s| group_of(s, &geo)).collect(),
             deep: WarpSet::new(geo.max_warps as usize),
             deep_oc: WarpSet::new(geo.max_warps as usize),
-            group_slots: group_slots(&geo),
             deep_causes: vec![[0; 10]; geo.schedulers as usize],
             sched_slots: vec![WarpSet::new(geo.max_warps as usize); geo.schedulers as usize],
             seq: 0,
@@ -300,11 +295,11 @@ impl Sm {
 
     /// Caches warp `w`'s next instruction (after its `pc` moved).
     pub(super) fn load_next(&mut self, w: usize) {
-        let Some(warp) = self.warps.get(w) else { return };
-        let next = self.ctas.get(warp.cta as usize).and_then(|c| c.as_ref()).and_then(|c| c.inst(warp.index, warp.pc));
-        if let (Some(warp), Some(next)) = (self.warps.get_mut(w), next) {
-            warp.next = next;
-        }
+        let Some(warp) = self.warps.get_mut(w) else { return };
+        let Some(Some(c)) = self.ctas.get(warp.cta as usize) else { return };
+        let Some(stream) = c.stream.warps.get(warp.index as usize) else { return };
+        let Some(next) = stream.insts.get(warp.pc as usize).copied() else { return };
+        warp.next = next;
     }
 
     /// Charges the cycles from the last simulated one up to (not including) `now` to the causes

@@ -107,14 +107,25 @@ impl Sm {
         let best = if two_level { StallCause::NoEligibleWarp } else { self.deep_best(s) };
         let mut scan = Scan { issued: false, best, wake: EVENT };
         // Warps not in deep sleep; once all are seen the rest of the order holds only deep
-        // sleepers, whose causes `deep_best` already has (two-level looks at every warp).
+        // sleepers, whose causes `deep_best` already has (two-level looks at every warp). Deep
+        // sleepers refused a collector are looked at again, in order, while one is free.
+        let group = self.sched_group.get(s).copied().unwrap_or(0);
+        let oc_retry =
+            self.sched_slots.get(s).is_some_and(|x| x.count_common(&self.deep_oc) > 0) && self.rf.collector_free(group);
         let mut left = self.sched_slots.get(s).map_or(0, |x| x.count_without(&self.deep));
         for i in 0..n {
-            if left == 0 && !two_level {
+            if left == 0 && !two_level && !oc_retry {
                 break;
             }
             let Some(w) = self.schedulers.get(s).and_then(|x| x.nth(start, i)) else { break };
             if self.deep.contains(w as usize) {
+                if oc_retry && self.deep_oc.contains(w as usize) && self.rf.collector_free(group) {
+                    self.undeep(w as usize);
+                    if self.try_warp(s, w, now, program, &mut scan) {
+                        break;
+                    }
+                    continue;
+                }
                 if two_level {
                     scan.note(self.sleep.get(w as usize).map_or(StallCause::NoEligibleWarp, |z| z.cause), EVENT);
                 }

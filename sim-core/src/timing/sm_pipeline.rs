@@ -61,18 +61,11 @@ impl Sm {
         self.finish_if_done(w, now);
     }
 
-    /// A collector of `group` became free: warps refused one may try again.
+    /// A collector of `group` became free: warps refused one may try again (the issue stage
+    /// looks at them, in policy order, while the scheme has a free collector).
     fn collector_freed(&mut self, group: u32) {
         if let Some(e) = self.cu_epoch.get_mut(group as usize) {
             *e = e.wrapping_add(1);
-        }
-        for i in 0..self.deep_oc.word_count() {
-            let mut m = self.group_slots.get(group as usize).map_or(0, |g| self.deep_oc.common_word(g, i));
-            while m != 0 {
-                let bit = m.trailing_zeros() as usize;
-                m &= m - 1;
-                self.undeep(i * 64 + bit);
-            }
         }
         for (s, &g) in self.schedulers.iter_mut().zip(&self.sched_group) {
             if g == group {
@@ -116,11 +109,11 @@ impl Sm {
             }
             let space = f.inst.space.or(s.space).unwrap_or(MemSpace::Global);
             let Some(Some(c)) = self.ctas.get(cta) else { return true };
-            c.lane_addresses(index, &f.inst, &mut self.addr_scratch);
+            let mut buf = [0u64; 32];
             let access = MemAccess {
                 space: if s.mem == MemOp::None { MemSpace::Shared } else { space },
                 op: s.mem,
-                addrs: &self.addr_scratch,
+                addrs: c.lane_addresses(index, &f.inst, &mut buf),
                 bytes: u32::from(f.inst.bytes),
                 warp_uid: uid,
             };

@@ -10,15 +10,11 @@
 //! warp 9 waits for its SP pipe until cycle 120 → skipped until 120, then only the pipe re-checked
 //! ```
 
-use alloc::vec;
-use alloc::vec::Vec;
-
 use super::exec_units::UnitKind;
 use super::regfile::SmGeometry;
 use super::report::StallCause;
 use super::sm::Sm;
 use super::sm_issue::EVENT;
-use super::warp::WarpSet;
 
 /// Why the issue stage may skip a warp: until `wake` (`u64::MAX`: until an event of its own),
 /// because of `cause`; a warp refused a collector also wakes when its group's `epoch` moves on.
@@ -37,18 +33,6 @@ pub(super) fn group_of(s: u32, geo: &SmGeometry) -> u32 {
     let groups = geo.groups.max(1);
     let per_group = (geo.schedulers / groups).max(1);
     (s / per_group).min(groups - 1)
-}
-
-/// Per group, the warp slots whose scheduler (`slot % schedulers`) is in it.
-pub(super) fn group_slots(geo: &SmGeometry) -> Vec<WarpSet> {
-    let mut sets = vec![WarpSet::new(geo.max_warps as usize); geo.groups.max(1) as usize];
-    for w in 0..geo.max_warps {
-        let g = group_of(w % geo.schedulers.max(1), geo) as usize;
-        if let Some(set) = sets.get_mut(g) {
-            set.insert(w as usize);
-        }
-    }
-    sets
 }
 
 impl Sm {

@@ -101,8 +101,7 @@ fn straight_line(src: &str, warps: usize) -> (Program, CtaStream) {
     let gpu = presets::hopper_h100();
     let program = Program::decode(&module, &gpu);
     let n = program.insts.len() as u32;
-    let insts: Vec<DynInst> =
-        (0..n).map(|sid| DynInst { sid, active: u32::MAX, executed: u32::MAX, ..DynInst::default() }).collect();
+    let insts: Vec<DynInst> = (0..n).map(|sid| DynInst { sid, executed: u32::MAX, ..DynInst::default() }).collect();
     let warp = WarpStream { insts, addresses: Vec::new() };
     let shape = LaunchShape { kernel: 0, threads: 32 * warps as u32, dynamic_smem: 0 };
     (program, CtaStream { launch: 0, shape, warps: vec![warp; warps] })

@@ -3,12 +3,12 @@
 //!
 //! ```text
 //! CtaStream { launch: 0, shape: { kernel: 0, threads: 64, dynamic_smem: 0 }, warps: [
-//!   WarpStream { insts: [ {sid 0 ld.param …, active ffffffff}, {sid 3 ld.global, addrs 0..32}, … ] },
+//!   WarpStream { insts: [ {sid 0 ld.param …, executed ffffffff}, {sid 3 ld.global, addrs 0..32}, … ] },
 //!   WarpStream { … } ] }
 //! ```
 //!
 //! A [`DynInst`] names its static instruction by `sid` (an index into [`super::program::Program`]),
-//! carries the SIMT active mask, the lanes whose guard held, and — for memory instructions — the
+//! carries the lanes that executed it (active in the SIMT stack and guard true), and — for memory instructions — the
 //! resolved state space and its per-lane byte addresses (one per executed lane, lane order),
 //! stored as four words when they are affine in the lane's position in a 1-D or 2-D block — the
 //! common case, which keeps replayed streams small and cache friendly. Barriers, branches and exits are ordinary instructions whose static record says what
@@ -38,20 +38,18 @@ pub enum MemSpace {
     Param,
 }
 
-/// One executed warp-instruction.
+/// One executed warp-instruction: 16 bytes, so that replaying a warp's stream touches as few
+/// cache lines as possible.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DynInst {
     /// Static instruction id: an index into [`super::program::Program`].
     pub sid: u32,
-    /// Lanes active in the SIMT stack.
-    pub active: u32,
-    /// Active lanes whose guard predicate held (0: the instruction had no effect); thread-
-    /// instructions count these.
+    /// Lanes active in the SIMT stack whose guard predicate held (0: the instruction had no
+    /// effect); thread-instructions count these, and a memory instruction has one address per
+    /// such lane.
     pub executed: u32,
     /// First address of this instruction in [`WarpStream::addresses`].
     pub addr_start: u32,
-    /// Number of addresses (one per executed lane for memory instructions; 0 otherwise).
-    pub addr_count: u16,
     /// Bytes accessed per lane (memory instructions).
     pub bytes: u16,
     /// The space accessed (memory instructions).
@@ -63,7 +61,7 @@ pub struct DynInst {
 /// How one instruction's per-lane addresses are stored in [`WarpStream::addresses`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum AddrForm {
-    /// One address per executed lane, in lane order (`addr_count` words).
+    /// One address per executed lane, in lane order ([`DynInst::addr_count`] words).
     #[default]
     List,
     /// `[base, sx, sy, w]` (`w` a power of two): lane `l`'s address is
@@ -74,7 +72,7 @@ pub enum AddrForm {
 
 impl AddrForm {
     /// Words the form takes for `count` addresses.
-    pub fn words(self, count: u16) -> u64 {
+    pub fn words(self, count: u32) -> u64 {
         match self {
             AddrForm::List => u64::from(count),
             AddrForm::Affine => 4,
@@ -82,23 +80,51 @@ impl AddrForm {
     }
 }
 
+impl DynInst {
+    /// Number of per-lane addresses: one per executed lane of a memory instruction, none
+    /// otherwise.
+    pub fn addr_count(&self) -> u32 {
+        if self.space.is_some() {
+            self.executed.count_ones()
+        } else {
+            0
+        }
+    }
+}
+
 impl WarpStream {
-    /// Writes the per-lane addresses of `d` (one per executed lane, lane order) into `out`.
-    pub fn lane_addresses(&self, d: &DynInst, out: &mut Vec<u64>) {
-        out.clear();
+    /// The per-lane addresses of `d` (one per executed lane, lane order): borrowed from the
+    /// stream when stored as a list, else expanded into `buf`.
+    pub fn lane_addresses<'a>(&'a self, d: &DynInst, buf: &'a mut [u64; 32]) -> &'a [u64] {
         let a = d.addr_start as usize;
+        let n = d.addr_count() as usize;
         if d.addr_form == AddrForm::List {
-            out.extend_from_slice(self.addresses.get(a..a + d.addr_count as usize).unwrap_or(&[]));
-            return;
+            return self.addresses.get(a..a + n).unwrap_or(&[]);
         }
-        let Some(&[base, sx, sy, w]) = self.addresses.get(a..a + 4) else { return };
+        let Some(&[base, sx, sy, w]) = self.addresses.get(a..a + 4) else { return &[] };
         let (shift, mask) = if w.is_power_of_two() { (w.trailing_zeros(), w - 1) } else { (5, 31) };
-        let mut m = d.executed;
-        while m != 0 {
-            let lane = u64::from(m.trailing_zeros());
-            m &= m - 1;
-            out.push(base.wrapping_add(sx.wrapping_mul(lane & mask)).wrapping_add(sy.wrapping_mul(lane >> shift)));
+        let at =
+            |lane: u64| base.wrapping_add(sx.wrapping_mul(lane & mask)).wrapping_add(sy.wrapping_mul(lane >> shift));
+        if d.executed == u32::MAX && w.is_power_of_two() && w <= 32 {
+            // Row by row, one addition per lane.
+            for (row, lanes) in (0u64..).zip(buf.chunks_mut(w as usize)) {
+                let mut x = base.wrapping_add(sy.wrapping_mul(row));
+                for slot in lanes {
+                    *slot = x;
+                    x = x.wrapping_add(sx);
+                }
+            }
+            return buf;
         }
+        let mut m = d.executed;
+        for x in buf.iter_mut() {
+            if m == 0 {
+                break;
+            }
+            *x = at(u64::from(m.trailing_zeros()));
+            m &= m - 1;
+        }
+        buf.get(..n).unwrap_or(buf)
     }
 }
 
@@ -151,7 +177,7 @@ impl CtaStream {
     pub fn validate(&self, program_len: usize) -> Result<(), String> {
         for (w, warp) in self.warps.iter().enumerate() {
             for (i, d) in warp.insts.iter().enumerate() {
-                let end = u64::from(d.addr_start) + d.addr_form.words(d.addr_count);
+                let end = u64::from(d.addr_start) + d.addr_form.words(d.addr_count());
                 if d.sid as usize >= program_len || end > warp.addresses.len() as u64 {
                     return Err(alloc::format!(
                         "launch {} warp {w} instruction {i}: static id {} or address range {}..{end} out of range",

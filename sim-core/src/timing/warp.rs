@@ -90,11 +90,11 @@ impl ResidentCta {
         self.stream.warps.get(index as usize)?.insts.get(pc as usize).copied()
     }
 
-    /// Writes the per-lane addresses of `d` in warp `index` into `out`.
-    pub fn lane_addresses(&self, index: u32, d: &DynInst, out: &mut Vec<u64>) {
+    /// The per-lane addresses of `d` in warp `index` (see [`super::trace::WarpStream::lane_addresses`]).
+    pub fn lane_addresses<'a>(&'a self, index: u32, d: &DynInst, buf: &'a mut [u64; 32]) -> &'a [u64] {
         match self.stream.warps.get(index as usize) {
-            Some(w) => w.lane_addresses(d, out),
-            None => out.clear(),
+            Some(w) => w.lane_addresses(d, buf),
+            None => &[],
         }
     }
 }
@@ -135,6 +135,11 @@ impl WarpSet {
     /// The 64 slots from `64 × i` on, in both `self` and `other`, as a bit mask.
     pub fn common_word(&self, other: &WarpSet, i: usize) -> u64 {
         self.words.get(i).copied().unwrap_or(0) & other.words.get(i).copied().unwrap_or(0)
+    }
+
+    /// Number of slots in both `self` and `other`.
+    pub fn count_common(&self, other: &WarpSet) -> u32 {
+        self.words.iter().zip(&other.words).map(|(a, b)| (a & b).count_ones()).sum()
     }
 
     /// Number of slots in `self` but not in `other`.

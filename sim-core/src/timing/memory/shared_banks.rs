@@ -34,40 +34,28 @@ pub fn conflict_degree(addrs: &[u64], bytes: u32, banks: u32, bank_width: u32, s
     degree
 }
 
-/// Fast path for accesses within one word per lane: true when every bank sees at most one
-/// distinct word (no conflict, broadcasts allowed).
+/// Whether every bank serves at most one distinct word (degree 1): one pass that remembers,
+/// per bank, the word it serves (a bit mask says which banks have one, so the table needs no
+/// clearing between lanes).
 fn conflict_free(addrs: &[u64], banks: u64, width: u64) -> bool {
-    if banks.is_power_of_two() && width.is_power_of_two() {
-        let (shift, mask) = (width.trailing_zeros(), banks - 1);
-        let Some(&first) = addrs.first() else { return true };
-        let w0 = first >> shift;
-        let broadcast_or_consecutive = addrs.iter().all(|&a| a >> shift == w0)
-            || (addrs.len() as u64 <= banks && addrs.iter().enumerate().all(|(i, &a)| (a >> shift) == w0 + i as u64));
-        if broadcast_or_consecutive {
-            return true;
-        }
-        let mut seen = [u64::MAX; 64];
-        for &a in addrs {
-            let word = a >> shift;
-            let Some(slot) = seen.get_mut((word & mask) as usize) else { return false };
-            if *slot != word {
-                if *slot != u64::MAX {
-                    return false;
-                }
-                *slot = word;
-            }
-        }
-        return true;
-    }
-    let mut seen = [u64::MAX; 64];
+    let pow2 = banks.is_power_of_two() && width.is_power_of_two();
+    let (shift, mask) = (width.trailing_zeros(), banks.wrapping_sub(1));
+    let mut used = 0u64;
+    let mut word_of = [0u64; 64];
     for &a in addrs {
-        let word = a / width;
-        let Some(slot) = seen.get_mut((word % banks) as usize) else { return false };
-        if *slot != word {
-            if *slot != u64::MAX {
-                return false;
+        let (word, bank) = if pow2 {
+            (a >> shift, ((a >> shift) & mask) as usize)
+        } else {
+            (a / width, ((a / width) % banks) as usize)
+        };
+        let bit = 1u64 << (bank & 63);
+        match word_of.get_mut(bank) {
+            Some(w) if used & bit == 0 => {
+                used |= bit;
+                *w = word;
             }
-            *slot = word;
+            Some(w) if *w == word => {}
+            _ => return false,
         }
     }
     true

@@ -61,7 +61,12 @@ impl Banks {
 
     /// The bank of register unit `reg` of warp slot `warp` in `group`.
     pub fn bank(&self, reg: u32, warp: u32, group: u32) -> usize {
-        let local = (u64::from(reg) + u64::from(warp)) % u64::from(self.per_group);
+        let sum = u64::from(reg) + u64::from(warp);
+        let local = if self.per_group.is_power_of_two() {
+            sum & u64::from(self.per_group - 1)
+        } else {
+            sum % u64::from(self.per_group)
+        };
         (u64::from(group) * u64::from(self.per_group) + local) as usize
     }
 

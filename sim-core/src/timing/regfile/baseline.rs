@@ -44,6 +44,10 @@ impl RegisterFileScheme for BankedRegisterFile {
         "baseline"
     }
 
+    fn collector_free(&self, group: u32) -> bool {
+        self.cus.has_free(group)
+    }
+
     fn try_issue(&mut self, req: &OperandRequest<'_>, _now: u64) -> IssueOutcome {
         let Some(cu) = self.cus.try_allocate(req.group, req.reads.len() as u32) else {
             self.collector_full += 1;

@@ -44,6 +44,10 @@ impl RegisterFileScheme for DoubleRegisterFile {
         }
     }
 
+    fn collector_free(&self, group: u32) -> bool {
+        self.inner.collector_free(group)
+    }
+
     fn try_issue(&mut self, req: &OperandRequest<'_>, now: u64) -> IssueOutcome {
         self.inner.try_issue(req, now)
     }

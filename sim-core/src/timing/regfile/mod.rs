@@ -140,8 +140,9 @@ pub struct SchemeStats {
     pub bank_conflicts_read_write: u64,
     /// Results that waited a cycle because their bank already took a write.
     pub bank_conflicts_write_write: u64,
-    /// Issue attempts refused for lack of a free collector (the SM asks at most once per group
-    /// and cycle, so this counts group-cycles with a refusal).
+    /// Issue attempts refused for lack of a free collector. After a refusal the SM does not ask
+    /// again in that cycle for that group, and warps once refused wait until the scheme reports
+    /// a free collector, so this counts group-cycles with a refusal.
     pub collector_full: u64,
 }
 
@@ -199,6 +200,14 @@ pub trait RegisterFileScheme {
     /// Cycles added to every write-back before the result is visible (0 by default).
     fn extra_write_stages(&self) -> u32 {
         0
+    }
+
+    /// Whether a collector of `group` is free now, so that an issue refused for lack of one
+    /// ([`IssueOutcome::NoCollector`]) could succeed. Warps refused a collector are not asked
+    /// again while this is false. `true` (the default) when the scheme cannot tell: they are then
+    /// asked whenever a collector is released.
+    fn collector_free(&self, _group: u32) -> bool {
+        true
     }
 
     /// An instruction issues at cycle `now`: accept it into a collector, or refuse.

@@ -47,6 +47,10 @@ impl RegisterFileScheme for ConflictFreeRegisterFile {
         "no-bank-conflicts"
     }
 
+    fn collector_free(&self, group: u32) -> bool {
+        self.cus.has_free(group)
+    }
+
     fn try_issue(&mut self, req: &OperandRequest<'_>, _now: u64) -> IssueOutcome {
         let n = req.reads.len() as u32;
         let Some(cu) = self.cus.try_allocate(req.group, n) else {

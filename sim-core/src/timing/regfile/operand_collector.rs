@@ -51,6 +51,12 @@ impl CollectorPool {
         Some(id)
     }
 
+    /// Whether a collector of `group` is free.
+    pub fn has_free(&self, group: u32) -> bool {
+        let start = (group * self.per_group) as usize;
+        self.cus.get(start..start + self.per_group as usize).is_some_and(|s| s.iter().any(|c| !c.busy))
+    }
+
     /// One read of `cu` was granted; `true` if that was its last.
     pub fn granted(&mut self, cu: CuId) -> bool {
         let Some(c) = self.cus.get_mut(cu as usize) else { return false };

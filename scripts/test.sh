@@ -32,6 +32,7 @@ CHROMEDRIVER=/usr/bin/chromedriver CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wa
 say "6/7 release build of the site"
 build_site
 
+# bench.test.mjs also builds the release CLI (cargo build --release -p reglab-cli) for the native counts.
 say "7/7 browser end-to-end tests (site served under /course/reglab/)"
 if [ -f tests/e2e/package.json ]; then
   (cd tests/e2e && npm test)

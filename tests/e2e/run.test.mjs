@@ -6,6 +6,7 @@ import { after, before, test } from 'node:test';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 
+import { chooseSchemes, openLab, readSummary } from './lab-ui.mjs';
 import { artifactsDir, serveSite } from './site.mjs';
 
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
@@ -24,26 +25,7 @@ after(async () => {
   await site?.stop();
 });
 
-async function openPage() {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-  const page = await context.newPage();
-  const problems = [];
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  page.on('response', (response) => {
-    if (response.status() >= 400) problems.push(`HTTP ${response.status()}: ${response.url()}`);
-  });
-  await page.goto(site.url);
-  await page.locator('#launch-params').waitFor();
-  return { page, problems, close: () => context.close() };
-}
-
-/** Sets the scheme checkboxes to exactly `names`. */
-async function chooseSchemes(page, names) {
-  for (const box of await page.locator('#run-schemes input[type=checkbox]').all()) {
-    const want = names.includes(await box.getAttribute('value'));
-    if ((await box.isChecked()) !== want) await box.click();
-  }
-}
+const openPage = () => openLab(browser, site.url);
 
 /** Clicks Run and waits for the results; returns the IPC column of the summary table. */
 async function runAndReadIpc(page) {
@@ -74,6 +56,13 @@ test('vector add: the shipped launch is shown, runs give positive, identical IPC
     }
     const second = await runAndReadIpc(page);
     assert.deepEqual(second, first, 'two runs of the same setup give the same IPC');
+    // The host time and throughput, beside the deterministic figures (never asserted as a time).
+    const host = page.locator('#run-host-time');
+    assert.match(await host.textContent(), /^Simulated [0-9,]+ warp-instructions in .* warp-instructions per host second/);
+    const summary = await readSummary(page);
+    const simulated = Object.values(summary).reduce((n, r) => n + r.warpInstructions, 0);
+    assert.equal(Number(await host.getAttribute('data-timing-warp-instructions')), simulated);
+    assert.equal(Number(await host.getAttribute('data-executor-warp-instructions')), summary.baseline.warpInstructions);
     for (const id of ['ipc-warp', 'ipc-thread', 'speedup', 'stalls', 'occupancy', 'regfile', 'reads-per-value']) {
       const chart = page.locator(`#chart-${id}`);
       assert.equal(await chart.locator('svg[role=img] rect, svg[role=img] polyline').count() > 0, true, id);

@@ -12,10 +12,9 @@
 use std::rc::Rc;
 
 use sim_core::exec::LaunchSetup;
-use sim_core::timing::Report;
 
 use crate::launch_model::{self, LaunchEdit, LaunchOrigin};
-use crate::run_job::{RunFailure, RunProgress};
+use crate::run_job::{RunFailure, RunOutput, RunProgress};
 
 /// The lab state.
 #[derive(Clone, Debug, PartialEq)]
@@ -49,8 +48,8 @@ pub enum RunStatus {
     Idle,
     /// Running in the worker.
     Running(RunProgress),
-    /// Finished: one report per scheme, in the order asked.
-    Done(Rc<Vec<Report>>),
+    /// Finished: one report per scheme, in the order asked, and the run's host time.
+    Done(Rc<RunOutput>),
     /// Failed with a structured error.
     Failed(RunFailure),
     /// Stopped by the user.
@@ -84,7 +83,7 @@ pub enum LabAction {
     /// Progress of run `id`.
     RunProgress(u64, RunProgress),
     /// Run `id` ended.
-    RunFinished(u64, Result<Rc<Vec<Report>>, RunFailure>),
+    RunFinished(u64, Result<Rc<RunOutput>, RunFailure>),
     /// The user stopped the run.
     Cancel,
 }
@@ -224,7 +223,7 @@ impl LabState {
             LabAction::RunProgress(id, p) if id == self.run_id && self.running() => next.run = RunStatus::Running(p),
             LabAction::RunFinished(id, result) if id == self.run_id && self.running() => {
                 next.run = match result {
-                    Ok(reports) => RunStatus::Done(reports),
+                    Ok(out) => RunStatus::Done(out),
                     Err(f) => RunStatus::Failed(f),
                 };
             }
@@ -310,7 +309,7 @@ mod tests {
         assert_eq!(run.reduce(LabAction::RunProgress(6, p), src).run, run.run);
         let cancelled = run.reduce(LabAction::Cancel, src);
         assert_eq!(cancelled.run, RunStatus::Cancelled);
-        let late = cancelled.reduce(LabAction::RunFinished(7, Ok(Rc::new(Vec::new()))), src);
+        let late = cancelled.reduce(LabAction::RunFinished(7, Ok(Rc::new(RunOutput::default()))), src);
         assert_eq!(late.run, RunStatus::Cancelled);
     }
 }

@@ -14,7 +14,8 @@
 //! ```
 //!
 //! Where things live: [`model`] is the only module that calls `sim-core` (front end, analyses,
-//! occupancy calculator); [`highlight`] turns the lexer's classes into editor markup; [`chart`]
+//! occupancy calculator); [`host_timing`] measures a run's host time and throughput (never part
+//! of a report); [`highlight`] turns the lexer's classes into editor markup; [`chart`]
 //! draws line charts as SVG text (shown and exported alike); [`settings`] holds the user's kernel,
 //! GPU and launch choices; [`storage`] keeps text and settings in local storage; [`examples`] holds
 //! the bundled kernels (embedded at build time by `build.rs`).
@@ -25,6 +26,7 @@ pub mod components;
 pub mod examples;
 pub mod export;
 pub mod highlight;
+pub mod host_timing;
 pub mod lab;
 pub mod lab_hooks;
 pub mod launch_model;

@@ -5,13 +5,20 @@
 //! worker → page   {"type":"ready"}            (its wasm has loaded)
 //! page → worker   RunRequest { ptx, launch, gpu (the occupancy panel's edited GpuConfig), schemes }
 //! worker → page   {"type":"progress","fraction":0.4,"warp_instructions":81920,"cycles":12000} …
-//!                 {"type":"done","reports":[Report, …]}  or  {"type":"failed","kind":"fault",…}
+//!                 {"type":"done","reports":[Report, …],"host":HostTiming}
+//!                 or  {"type":"failed","kind":"fault",…}
 //! ```
+//!
+//! The reports are deterministic (identical natively and in wasm); the host timing beside them
+//! (`host_timing.rs`) is not, which is why it travels next to them and never inside.
 
 use serde::{Deserialize, Serialize};
 use sim_core::exec::LaunchSetup;
 use sim_core::gpu::GpuConfig;
-use sim_core::timing::{Report, Simulation, TimingError, TimingOptions};
+use sim_core::timing::exec_source::ExecSource;
+use sim_core::timing::{Program, Report, Simulation, TimingError, TimingOptions};
+
+use crate::host_timing::{now_ms, HostTiming, TimedSource};
 
 /// Cycles between occupancy samples (the model doubles it to keep at most 1024 samples), small
 /// enough that short runs still get an occupancy curve.
@@ -76,6 +83,16 @@ impl RunFailure {
     }
 }
 
+/// What a finished run gives.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunOutput {
+    /// One report per scheme, in the order asked (deterministic).
+    pub reports: Vec<Report>,
+    /// How long it took on the host (not deterministic).
+    #[serde(default)]
+    pub host: HostTiming,
+}
+
 /// A message from the worker.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -84,11 +101,8 @@ pub enum WorkerReply {
     Ready,
     /// The run advanced.
     Progress(RunProgress),
-    /// One report per scheme, in the order asked.
-    Done {
-        /// The reports.
-        reports: Vec<Report>,
-    },
+    /// One report per scheme, in the order asked, and the host time the run took.
+    Done(RunOutput),
     /// The run failed.
     Failed(RunFailure),
 }
@@ -119,8 +133,10 @@ fn from_timing(e: TimingError) -> RunFailure {
     }
 }
 
-/// Runs `req` to the end, calling `progress` after every chunk of cycles.
-pub fn execute(req: &RunRequest, mut progress: impl FnMut(RunProgress)) -> Result<Vec<Report>, RunFailure> {
+/// Runs `req` to the end, calling `progress` after every chunk of cycles, and measures the host
+/// time of the simulation itself (building and stepping it; not compiling, not the progress
+/// messages), with the executor's share measured around every CTA it produces.
+pub fn execute(req: &RunRequest, mut progress: impl FnMut(RunProgress)) -> Result<RunOutput, RunFailure> {
     let checked = sim_core::ptx::check(&req.ptx);
     let module = checked.module.ok_or_else(|| {
         let first = checked.diagnostics.first().map(|d| d.message.clone()).unwrap_or_default();
@@ -132,16 +148,18 @@ pub fn execute(req: &RunRequest, mut progress: impl FnMut(RunProgress)) -> Resul
     }
     sim_core::exec::plan::plan(&module, &req.launch).map_err(|e| RunFailure::new("invalid_launch", e.message))?;
     let schemes: Vec<&str> = req.schemes.iter().map(String::as_str).collect();
-    let mut sim = Simulation::from_launch(
-        &module,
-        &req.launch,
-        gpu,
-        &schemes,
-        TimingOptions { sample_interval_cycles: SAMPLE_INTERVAL_CYCLES, ..TimingOptions::default() },
-    )
-    .map_err(from_timing)?;
+    let program = Program::decode(&module, gpu);
+    let source =
+        ExecSource::new(&module, &req.launch, &program).map_err(|e| from_timing(TimingError::Source(e.to_string())))?;
+    let (source, executor) = TimedSource::new(source);
+    let options = TimingOptions { sample_interval_cycles: SAMPLE_INTERVAL_CYCLES, ..TimingOptions::default() };
+    let start = now_ms();
+    let mut sim = Simulation::new(program, Box::new(source), gpu, &schemes, options).map_err(from_timing)?;
+    let mut compute_ms = now_ms() - start;
     loop {
+        let chunk = now_ms();
         let p = sim.step(CHUNK_CYCLES).map_err(from_timing)?;
+        compute_ms += now_ms() - chunk;
         if p.finished {
             break;
         }
@@ -152,13 +170,21 @@ pub fn execute(req: &RunRequest, mut progress: impl FnMut(RunProgress)) -> Resul
             cycles: reports.iter().map(|r| r.cycles).max().unwrap_or(0),
         });
     }
-    Ok(sim.reports())
+    let reports = sim.reports();
+    let exec = executor.get();
+    let host = HostTiming {
+        total_ms: compute_ms,
+        executor_ms: exec.ms,
+        timing_warp_instructions: reports.iter().map(|r| r.warp_instructions).sum(),
+        executor_warp_instructions: exec.warp_instructions,
+    };
+    Ok(RunOutput { reports, host })
 }
 
 /// Runs `req` and turns the outcome into the worker's last message.
 pub fn execute_to_reply(req: &RunRequest, progress: impl FnMut(RunProgress)) -> WorkerReply {
     match execute(req, progress) {
-        Ok(reports) => WorkerReply::Done { reports },
+        Ok(out) => WorkerReply::Done(out),
         Err(f) => WorkerReply::Failed(f),
     }
 }
@@ -184,12 +210,15 @@ mod tests {
     fn vector_add_runs_deterministically_with_progress() {
         let req = vector_add(16);
         let mut steps = 0;
-        let a = execute(&req, |_| steps += 1);
-        let b = execute(&req, |_| {});
+        let a = execute(&req, |_| steps += 1).map(|o| o.reports);
+        let b = execute(&req, |_| {}).map(|o| o.reports);
         assert!(matches!(&a, Ok(r) if r.len() == 2 && r[0].ipc.warp_instructions_per_cycle > 0.0), "{a:?}");
         assert_eq!(a, b);
         let json = serde_json::to_string(&execute_to_reply(&req, |_| {})).unwrap_or_default();
         assert!(json.starts_with("{\"type\":\"done\""), "{}", &json[..40.min(json.len())]);
+        assert!(json.contains("\"host\":{\"total_ms\":"), "the host timing travels beside the reports");
+        let back: Result<WorkerReply, _> = serde_json::from_str(&json);
+        assert!(matches!(back, Ok(WorkerReply::Done(_))), "{back:?}");
     }
 
     #[test]
@@ -204,7 +233,7 @@ mod tests {
         let json = serde_json::to_string(&req).unwrap_or_default();
         let back: Result<RunRequest, _> = serde_json::from_str(&json);
         assert_eq!(back.as_ref().ok(), Some(&req));
-        let reports = execute(&req, |_| {}).unwrap_or_default();
+        let reports = execute(&req, |_| {}).unwrap_or_default().reports;
         assert!(!reports.is_empty());
         assert!(reports.iter().all(|r| r.sms == 3), "{:?}", reports.first().map(|r| &r.gpu));
     }

@@ -113,7 +113,7 @@ mod imp {
                     ),
                 },
                 Ok(WorkerReply::Progress(p)) => LabAction::RunProgress(id, p),
-                Ok(WorkerReply::Done { reports }) => LabAction::RunFinished(id, Ok(Rc::new(reports))),
+                Ok(WorkerReply::Done(out)) => LabAction::RunFinished(id, Ok(Rc::new(out))),
                 Ok(WorkerReply::Failed(f)) => LabAction::RunFinished(id, Err(f)),
                 Err(e) => LabAction::RunFinished(id, Err(RunFailure::new("worker", format!("bad reply: {e}")))),
             };

@@ -35,7 +35,7 @@ pub fn lab_area() -> Html {
                 <LaunchEditor lab={lab.clone()} on_action={(*on_lab).clone()} />
                 <RunPanel lab={lab.clone()} gpu={(*gpu).clone()} source={state.source.clone()} on_action={(*on_lab).clone()} controls={controls} />
             </div>
-            if let RunStatus::Done(reports) = &lab.run { <RunResults reports={reports.clone()} /> }
+            if let RunStatus::Done(out) = &lab.run { <RunResults run={out.clone()} /> }
         </div>
     }
 }

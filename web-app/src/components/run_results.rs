@@ -1,6 +1,8 @@
 //! The results of a timing run, schemes side by side: a summary table, IPC (both units),
 //! speed-up, stall breakdown, occupancy over time, register-file traffic and reads per value, each
-//! a [`Chart`] with a table fallback; downloads of the reports as JSON and CSV.
+//! a [`Chart`] with a table fallback; downloads of the reports as JSON and CSV; and how long the
+//! run took on this computer (the simulator's throughput, `host_timing.rs`), apart from the
+//! deterministic figures.
 
 use std::rc::Rc;
 
@@ -9,30 +11,32 @@ use yew::prelude::*;
 
 use crate::components::charts::bars::table_num;
 use crate::components::charts::{bar_chart, line_chart, table, BarData, Chart, Table};
+use crate::host_timing::HostTiming;
 use crate::report_charts as rc;
+use crate::run_job::RunOutput;
 
 /// Properties of [`RunResults`].
 #[derive(Properties, Clone, PartialEq)]
 pub struct RunResultsProps {
-    /// One report per scheme.
-    pub reports: Rc<Vec<Report>>,
+    /// One report per scheme and the run's host time.
+    pub run: Rc<RunOutput>,
 }
 
 /// The run's results.
 #[function_component(RunResults)]
 pub fn run_results(props: &RunResultsProps) -> Html {
-    let reports: &[Report] = &props.reports;
+    let reports: &[Report] = &props.run.reports;
     let json = {
-        let r = props.reports.clone();
+        let r = props.run.clone();
         Callback::from(move |_: MouseEvent| {
-            let text = serde_json::to_string_pretty(&*r).unwrap_or_default();
+            let text = serde_json::to_string_pretty(&r.reports).unwrap_or_default();
             crate::export::download("reglab-report.json", "application/json", &text);
         })
     };
     let csv = {
-        let r = props.reports.clone();
+        let r = props.run.clone();
         Callback::from(move |_: MouseEvent| {
-            crate::export::download("reglab-report.csv", "text/csv", &crate::export::reports_csv(&r))
+            crate::export::download("reglab-report.csv", "text/csv", &crate::export::reports_csv(&r.reports))
         })
     };
     let bar = |id: &'static str, title: &'static str, note: Option<&'static str>, data: BarData| {
@@ -48,6 +52,7 @@ pub fn run_results(props: &RunResultsProps) -> Html {
                 <button type="button" id="download-csv" onclick={csv}>{ "CSV" }</button>
             </div>
             <div class="summary">{ table(&summary(reports)) }</div>
+            { host_time(&props.run.host) }
             <div class="charts">
                 { bar("ipc-warp", "IPC (warp-instructions per cycle)", Some("Warp-instructions issued per core cycle, whole GPU."), rc::ipc_warp(reports)) }
                 { bar("ipc-thread", "IPC (thread-instructions per cycle)", Some("Active-lane instructions per core cycle (GPGPU-Sim's IPC)."), rc::ipc_thread(reports)) }
@@ -59,6 +64,22 @@ pub fn run_results(props: &RunResultsProps) -> Html {
                 { bar("reads-per-value", "Reads per produced value", None, rc::reads_per_value(reports)) }
             </div>
         </section>
+    }
+}
+
+/// The run's host time and throughput, with the raw figures in `data-*` attributes (milliseconds,
+/// warp-instructions) for scripts and tests.
+fn host_time(h: &HostTiming) -> Html {
+    html! {
+        <p class="run-host-time" id="run-host-time" role="note"
+           title="Host time depends on this computer and browser; the simulated figures above do not."
+           data-total-ms={h.total_ms.to_string()}
+           data-executor-ms={h.executor_ms.to_string()}
+           data-timing-model-ms={h.timing_model_ms().to_string()}
+           data-timing-warp-instructions={h.timing_warp_instructions.to_string()}
+           data-executor-warp-instructions={h.executor_warp_instructions.to_string()}>
+            { h.summary() }
+        </p>
     }
 }
 

@@ -109,11 +109,10 @@ impl Sm {
             }
             let space = f.inst.space.or(s.space).unwrap_or(MemSpace::Global);
             let Some(Some(c)) = self.ctas.get(cta) else { return true };
-            let mut buf = [0u64; 32];
             let access = MemAccess {
                 space: if s.mem == MemOp::None { MemSpace::Shared } else { space },
                 op: s.mem,
-                addrs: c.lane_addresses(index, &f.inst, &mut buf),
+                addrs: c.lane_addrs(index, &f.inst),
                 bytes: u32::from(f.inst.bytes),
                 warp_uid: uid,
             };

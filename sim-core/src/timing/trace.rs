@@ -92,20 +92,40 @@ impl DynInst {
     }
 }
 
-impl WarpStream {
-    /// The per-lane addresses of `d` (one per executed lane, lane order): borrowed from the
-    /// stream when stored as a list, else expanded into `buf`.
-    pub fn lane_addresses<'a>(&'a self, d: &DynInst, buf: &'a mut [u64; 32]) -> &'a [u64] {
-        let a = d.addr_start as usize;
-        let n = d.addr_count() as usize;
-        if d.addr_form == AddrForm::List {
-            return self.addresses.get(a..a + n).unwrap_or(&[]);
-        }
-        let Some(&[base, sx, sy, w]) = self.addresses.get(a..a + 4) else { return &[] };
+/// One memory instruction's per-lane addresses as the stream stores them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LaneAddrs<'a> {
+    /// One address per executed lane, in lane order.
+    List(&'a [u64]),
+    /// Lane `l` of `executed` accesses `base + sx × (l mod w) + sy × (l div w)` (`w` a power of
+    /// two, at most 32).
+    Affine {
+        /// Address of lane 0.
+        base: u64,
+        /// Stride between lanes of a row.
+        sx: u64,
+        /// Stride between rows.
+        sy: u64,
+        /// Lanes per row.
+        w: u64,
+        /// The lanes that access memory.
+        executed: u32,
+    },
+}
+
+impl LaneAddrs<'_> {
+    /// The addresses, one per executed lane in lane order: the list itself, or the affine form
+    /// expanded into `buf`.
+    pub fn expand<'b>(&self, buf: &'b mut [u64; 32]) -> &'b [u64]
+    where
+        Self: 'b,
+    {
+        let (base, sx, sy, w, executed) = match *self {
+            LaneAddrs::List(list) => return list,
+            LaneAddrs::Affine { base, sx, sy, w, executed } => (base, sx, sy, w, executed),
+        };
         let (shift, mask) = if w.is_power_of_two() { (w.trailing_zeros(), w - 1) } else { (5, 31) };
-        let at =
-            |lane: u64| base.wrapping_add(sx.wrapping_mul(lane & mask)).wrapping_add(sy.wrapping_mul(lane >> shift));
-        if d.executed == u32::MAX && w.is_power_of_two() && w <= 32 {
+        if executed == u32::MAX && w.is_power_of_two() && w <= 32 {
             // Row by row, one addition per lane.
             for (row, lanes) in (0u64..).zip(buf.chunks_mut(w as usize)) {
                 let mut x = base.wrapping_add(sy.wrapping_mul(row));
@@ -116,15 +136,39 @@ impl WarpStream {
             }
             return buf;
         }
-        let mut m = d.executed;
+        let at =
+            |lane: u64| base.wrapping_add(sx.wrapping_mul(lane & mask)).wrapping_add(sy.wrapping_mul(lane >> shift));
+        let mut m = executed;
+        let mut n = 0;
         for x in buf.iter_mut() {
             if m == 0 {
                 break;
             }
             *x = at(u64::from(m.trailing_zeros()));
             m &= m - 1;
+            n += 1;
         }
-        buf.get(..n).unwrap_or(buf)
+        buf.get(..n).unwrap_or(&[])
+    }
+}
+
+impl WarpStream {
+    /// The per-lane addresses of `d` as stored.
+    pub fn lane_addrs(&self, d: &DynInst) -> LaneAddrs<'_> {
+        let a = d.addr_start as usize;
+        if d.addr_form == AddrForm::List {
+            return LaneAddrs::List(self.addresses.get(a..a + d.addr_count() as usize).unwrap_or(&[]));
+        }
+        match self.addresses.get(a..a + 4) {
+            Some(&[base, sx, sy, w]) => LaneAddrs::Affine { base, sx, sy, w, executed: d.executed },
+            _ => LaneAddrs::List(&[]),
+        }
+    }
+
+    /// The per-lane addresses of `d` (one per executed lane, lane order): borrowed from the
+    /// stream when stored as a list, else expanded into `buf`.
+    pub fn lane_addresses<'a>(&'a self, d: &DynInst, buf: &'a mut [u64; 32]) -> &'a [u64] {
+        self.lane_addrs(d).expand(buf)
     }
 }
 

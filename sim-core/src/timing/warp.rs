@@ -13,7 +13,7 @@ use alloc::rc::Rc;
 use alloc::vec::Vec;
 
 use super::ibuffer::IBuffer;
-use super::trace::{CtaStream, DynInst};
+use super::trace::{CtaStream, DynInst, LaneAddrs};
 
 /// One warp slot.
 #[derive(Clone, Debug)]
@@ -90,11 +90,11 @@ impl ResidentCta {
         self.stream.warps.get(index as usize)?.insts.get(pc as usize).copied()
     }
 
-    /// The per-lane addresses of `d` in warp `index` (see [`super::trace::WarpStream::lane_addresses`]).
-    pub fn lane_addresses<'a>(&'a self, index: u32, d: &DynInst, buf: &'a mut [u64; 32]) -> &'a [u64] {
+    /// The per-lane addresses of `d` in warp `index` as stored.
+    pub fn lane_addrs(&self, index: u32, d: &DynInst) -> LaneAddrs<'_> {
         match self.stream.warps.get(index as usize) {
-            Some(w) => w.lane_addresses(d, buf),
-            None => &[],
+            Some(w) => w.lane_addrs(d),
+            None => LaneAddrs::List(&[]),
         }
     }
 }

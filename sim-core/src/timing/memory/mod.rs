@@ -24,6 +24,7 @@ pub mod coalescer;
 pub mod dram;
 pub mod l1;
 pub mod l2;
+pub mod pattern_cache;
 pub mod shared_banks;
 
 use alloc::vec::Vec;
@@ -31,10 +32,11 @@ use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
 use super::program::MemOp;
-use super::trace::MemSpace;
+use super::trace::{LaneAddrs, MemSpace};
 use crate::gpu::GpuConfig;
 use l1::L1;
 use l2::L2;
+use pattern_cache::{PatternCache, PatternCost, PatternKey, MAX_SEGMENTS};
 
 /// Memory counts of a run.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -79,7 +81,7 @@ pub struct MemAccess<'a> {
     /// Load, store or atomic.
     pub op: MemOp,
     /// Per-lane byte addresses.
-    pub addrs: &'a [u64],
+    pub addrs: LaneAddrs<'a>,
     /// Bytes per lane.
     pub bytes: u32,
     /// A number unique to the warp in the run (local memory regions).
@@ -105,6 +107,7 @@ pub struct SmMemory {
     const_latency: u64,
     segments: Vec<u64>,
     words: Vec<u64>,
+    patterns: PatternCache,
 }
 
 impl SmMemory {
@@ -119,6 +122,7 @@ impl SmMemory {
             const_latency,
             segments: Vec::new(),
             words: Vec::new(),
+            patterns: PatternCache::default(),
         }
     }
 
@@ -127,23 +131,18 @@ impl SmMemory {
         match a.space {
             MemSpace::Shared => {
                 stats.shared_accesses += 1;
-                let s = self.shared;
-                let d = u64::from(shared_banks::conflict_degree(
-                    a.addrs,
-                    a.bytes,
-                    s.banks,
-                    s.bank_width_bytes,
-                    &mut self.words,
-                ));
+                let d = u64::from(self.shared_degree(a));
                 stats.shared_bank_conflict_cycles += d - 1;
-                MemTiming { busy: d, done: now + u64::from(s.latency) + d - 1 }
+                MemTiming { busy: d, done: now + u64::from(self.shared.latency) + d - 1 }
             }
             MemSpace::Const | MemSpace::Param => {
                 stats.const_accesses += 1;
-                let n = match a.addrs.split_first() {
+                let mut buf = [0u64; 32];
+                let addrs = a.addrs.expand(&mut buf);
+                let n = match addrs.split_first() {
                     Some((first, rest)) if rest.iter().any(|x| x != first) => {
                         self.segments.clear();
-                        self.segments.extend_from_slice(a.addrs);
+                        self.segments.extend_from_slice(addrs);
                         self.segments.sort_unstable();
                         self.segments.dedup();
                         self.segments.len() as u64
@@ -166,10 +165,11 @@ impl SmMemory {
         let base = if local { (1u64 << 63) | (a.warp_uid << 32) } else { 0 };
         let mut segs = core::mem::take(&mut self.segments);
         if local {
-            let offsets: Vec<u64> = a.addrs.iter().map(|&x| base | (x & 0xFFFF_FFFF)).collect();
+            let mut buf = [0u64; 32];
+            let offsets: Vec<u64> = a.addrs.expand(&mut buf).iter().map(|&x| base | (x & 0xFFFF_FFFF)).collect();
             coalescer::segments(&offsets, a.bytes, self.segment_bytes, &mut segs);
         } else {
-            coalescer::segments(a.addrs, a.bytes, self.segment_bytes, &mut segs);
+            self.global_segments(a, &mut segs);
         }
         let seg = u64::from(self.segment_bytes.max(1));
         let mut done = now;
@@ -190,5 +190,65 @@ impl SmMemory {
         let busy = segs.len().max(1) as u64;
         self.segments = segs;
         MemTiming { busy, done }
+    }
+
+    /// The shared-memory conflict degree of `a` (remembered for affine patterns).
+    fn shared_degree(&mut self, a: &MemAccess<'_>) -> u32 {
+        let s = self.shared;
+        let period = u64::from(s.banks.max(1)) * u64::from(s.bank_width_bytes.max(1));
+        let key = match a.addrs {
+            LaneAddrs::Affine { base, sx, sy, w, executed } if period.is_power_of_two() => {
+                Some(PatternKey { offset: base & (period - 1), sx, sy, w, executed, bytes: a.bytes, kind: 0 })
+            }
+            _ => None,
+        };
+        if let Some(cost) = key.as_ref().and_then(|k| self.patterns.get(k)) {
+            return cost.degree;
+        }
+        let mut buf = [0u64; 32];
+        let addrs = a.addrs.expand(&mut buf);
+        let d = shared_banks::conflict_degree(addrs, a.bytes, s.banks, s.bank_width_bytes, &mut self.words);
+        if let Some(k) = key {
+            self.patterns.put(k, PatternCost { degree: d, ..PatternCost::default() });
+        }
+        d
+    }
+
+    /// The global segments of `a` into `out`, ascending (remembered, relative to the first
+    /// address's segment, for affine patterns).
+    fn global_segments(&mut self, a: &MemAccess<'_>, out: &mut Vec<u64>) {
+        let seg = u64::from(self.segment_bytes.max(1));
+        let key = match a.addrs {
+            LaneAddrs::Affine { base, sx, sy, w, executed } if seg.is_power_of_two() => Some((
+                base >> seg.trailing_zeros(),
+                PatternKey { offset: base & (seg - 1), sx, sy, w, executed, bytes: a.bytes, kind: 1 },
+            )),
+            _ => None,
+        };
+        if let Some((first, k)) = key {
+            if let Some(cost) = self.patterns.get(&k) {
+                out.clear();
+                out.extend(cost.relative_segments().iter().map(|&r| first.wrapping_add(i64::from(r) as u64)));
+                return;
+            }
+        }
+        let mut buf = [0u64; 32];
+        let addrs = a.addrs.expand(&mut buf);
+        coalescer::segments(addrs, a.bytes, self.segment_bytes, out);
+        let Some((first, k)) = key else { return };
+        if out.len() > MAX_SEGMENTS {
+            return;
+        }
+        let mut cost = PatternCost { len: out.len() as u8, ..PatternCost::default() };
+        for (slot, &s) in cost.segments.iter_mut().zip(out.iter()) {
+            match i32::try_from(s.wrapping_sub(first) as i64) {
+                Ok(r) => *slot = r,
+                Err(_) => return,
+            }
+        }
+        // Remembered only when relative order is absolute order (no wrap-around).
+        if cost.relative_segments().is_sorted() {
+            self.patterns.put(k, cost);
+        }
     }
 }

@@ -102,7 +102,8 @@ pub fn run(args: &Args) -> ExitCode {
         Err(e @ TimingError::UnknownScheme(_)) => usage(e.to_string()),
         Err(e) => {
             if args.json {
-                println!("{}", serde_json::json!({ "error": e }));
+                let detail = serde_json::to_value(&e).unwrap_or(serde_json::Value::Null);
+                println!("{}", serde_json::json!({ "error": detail, "message": e.to_string() }));
             }
             eprintln!("reglab run: {e}");
             ExitCode::from(1)

@@ -107,9 +107,10 @@ impl Default for TimingOptions {
     }
 }
 
-/// Why a timing simulation could not run.
+/// Why a timing simulation could not run. Serialized as `{"error": "unsupported_gpu", "detail":
+/// …}` (the detail a message or the variant's fields).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "error", rename_all = "snake_case")]
+#[serde(tag = "error", content = "detail", rename_all = "snake_case")]
 pub enum TimingError {
     /// No scheme has this name.
     UnknownScheme(String),

@@ -102,7 +102,8 @@ impl Sm {
         let Some(sched) = self.schedulers.get_mut(s) else { return Scan::default() };
         let sb = &self.scoreboard;
         sched.refresh_active(|w| sb.waits_on_memory(w as usize));
-        let (start, n) = (sched.start(), sched.len());
+        let mut order = core::mem::take(&mut self.scan_order);
+        sched.order_into(&mut order);
         let two_level = sched.is_two_level();
         let best = if two_level { StallCause::NoEligibleWarp } else { self.deep_best(s) };
         let mut scan = Scan { issued: false, best, wake: EVENT };
@@ -113,11 +114,10 @@ impl Sm {
         let oc_retry =
             self.sched_slots.get(s).is_some_and(|x| x.count_common(&self.deep_oc) > 0) && self.rf.collector_free(group);
         let mut left = self.sched_slots.get(s).map_or(0, |x| x.count_without(&self.deep));
-        for i in 0..n {
+        for &w in &order {
             if left == 0 && !two_level && !oc_retry {
                 break;
             }
-            let Some(w) = self.schedulers.get(s).and_then(|x| x.nth(start, i)) else { break };
             if self.deep.contains(w as usize) {
                 if oc_retry && self.deep_oc.contains(w as usize) && self.rf.collector_free(group) {
                     self.undeep(w as usize);
@@ -136,6 +136,7 @@ impl Sm {
                 break;
             }
         }
+        self.scan_order = order;
         if !scan.issued {
             if let Some(sched) = self.schedulers.get_mut(s) {
                 sched.sleep_until = scan.wake;

@@ -139,27 +139,6 @@ impl Scheduler {
         }
     }
 
-    /// This cycle's whole policy order into `out` (what [`Scheduler::nth`] gives for `i` in
-    /// `0..len()`), for one pass over it.
-    pub fn order_into(&self, out: &mut Vec<u32>) {
-        out.clear();
-        let start = self.start();
-        let rotate = |out: &mut Vec<u32>, list: &[u32]| {
-            let k = start.min(list.len());
-            out.extend_from_slice(list.get(k..).unwrap_or(&[]));
-            out.extend_from_slice(list.get(..k).unwrap_or(&[]));
-        };
-        match self.policy {
-            SchedulingPolicy::Lrr => rotate(out, &self.by_slot),
-            SchedulingPolicy::TwoLevel { .. } => rotate(out, &self.active),
-            SchedulingPolicy::Gto if start != usize::MAX => {
-                out.extend(self.warps.get(start).copied());
-                out.extend(self.warps.iter().enumerate().filter(|&(j, _)| j != start).map(|(_, &w)| w));
-            }
-            SchedulingPolicy::Gto | SchedulingPolicy::OldestFirst => out.extend_from_slice(&self.warps),
-        }
-    }
-
     /// The `i`-th warp this cycle's policy tries, `start` being [`Scheduler::start`].
     pub fn nth(&self, start: usize, i: usize) -> Option<u32> {
         let rotate = |list: &[u32]| {

@@ -120,8 +120,6 @@ pub struct Sm {
     /// Per scheduler: deep sleepers by cause rank.
     pub(super) deep_causes: Vec<[u16; 10]>,
     pub(super) seq: u64,
-    /// Scratch: a scheduler's policy order for one scan.
-    pub(super) scan_order: Vec<u32>,
     pub(super) geo: SmGeometry,
     pub(super) writeback_width: u32,
     pub(super) issue_per_cycle: u32,
@@ -163,7 +161,6 @@ impl Sm {
             deep_causes: vec![[0; 10]; geo.schedulers as usize],
             sched_slots: vec![WarpSet::new(geo.max_warps as usize); geo.schedulers as usize],
             seq: 0,
-            scan_order: Vec::new(),
             geo,
             writeback_width: gpu.register_file.writeback_width.max(1),
             issue_per_cycle: gpu.scheduler.issue_width.max(1),

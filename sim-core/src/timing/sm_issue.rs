@@ -102,8 +102,7 @@ impl Sm {
         let Some(sched) = self.schedulers.get_mut(s) else { return Scan::default() };
         let sb = &self.scoreboard;
         sched.refresh_active(|w| sb.waits_on_memory(w as usize));
-        let mut order = core::mem::take(&mut self.scan_order);
-        sched.order_into(&mut order);
+        let (start, n) = (sched.start(), sched.len());
         let two_level = sched.is_two_level();
         let best = if two_level { StallCause::NoEligibleWarp } else { self.deep_best(s) };
         let mut scan = Scan { issued: false, best, wake: EVENT };
@@ -114,10 +113,11 @@ impl Sm {
         let oc_retry =
             self.sched_slots.get(s).is_some_and(|x| x.count_common(&self.deep_oc) > 0) && self.rf.collector_free(group);
         let mut left = self.sched_slots.get(s).map_or(0, |x| x.count_without(&self.deep));
-        for &w in &order {
+        for i in 0..n {
             if left == 0 && !two_level && !oc_retry {
                 break;
             }
+            let Some(w) = self.schedulers.get(s).and_then(|x| x.nth(start, i)) else { break };
             if self.deep.contains(w as usize) {
                 if oc_retry && self.deep_oc.contains(w as usize) && self.rf.collector_free(group) {
                     self.undeep(w as usize);
@@ -136,7 +136,6 @@ impl Sm {
                 break;
             }
         }
-        self.scan_order = order;
         if !scan.issued {
             if let Some(sched) = self.schedulers.get_mut(s) {
                 sched.sleep_until = scan.wake;
@@ -162,6 +161,7 @@ impl Sm {
                 if let Some(sched) = self.schedulers.get_mut(s) {
                     sched.issued(w);
                 }
+                self.sleep_if_dependent(w as usize, s, now, program);
                 scan.issued = true;
                 true
             }
@@ -172,6 +172,25 @@ impl Sm {
                 false
             }
         }
+    }
+
+    /// After warp `w` issued at `now`: if its next instruction waits on a result still in
+    /// flight, it sleeps right away with the cause the next cycle's look would find (that look
+    /// passes the same earlier checks — buffer ready at `now + 1`, no barrier — and every
+    /// release of its scoreboard wakes it), so the next scan need not try it.
+    fn sleep_if_dependent(&mut self, w: usize, s: usize, now: u64, program: &Program) {
+        let Some(warp) = self.warps.get(w) else { return };
+        if !warp.live || warp.pc >= warp.len || warp.at_barrier || !warp.ib.ready(now + 1) {
+            return;
+        }
+        let Some(st) = program.insts.get(warp.next.sid as usize) else { return };
+        let cause = match self.scoreboard.blocked(w, program.reads_of(st), program.writes_of(st)) {
+            Some(Pending::Memory) => StallCause::Memory,
+            Some(Pending::Alu) => StallCause::Scoreboard,
+            None => return,
+        };
+        let epoch = self.group_epoch(s);
+        self.sleep_warp(w, s, Sleep { wake: EVENT, cause, epoch, unit: None });
     }
 
     /// Issues up to the issue width from warp `w`.

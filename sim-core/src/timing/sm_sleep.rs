@@ -2,8 +2,11 @@
 //! why, it cannot issue), and warps that wait for an event of their own — a write-back, a barrier
 //! release — or for a freed operand collector are "deep" sleepers the issue stage passes over
 //! without looking (their causes are counted per scheduler, so the cycle's stall cause needs no
-//! scan). Skipping only ever avoids work whose result is known: reports are exactly those of
-//! checking every warp every cycle.
+//! scan). Skipping only ever avoids work whose result is known: issue decisions, and so cycles
+//! and every count, are exactly those of checking every warp every cycle. One simplification in
+//! the stall attribution: a warp refused a collector keeps that cause until the scheme has a free
+//! collector again, even if its execution unit meanwhile became busy (checking it every cycle
+//! would name the unit for those cycles).
 //!
 //! ```text
 //! warp 7 waits for ld %f1 → deep (memory) · write-back of %f1 → wake(7) → looked at again
@@ -17,7 +20,8 @@ use super::sm::Sm;
 use super::sm_issue::EVENT;
 
 /// Why the issue stage may skip a warp: until `wake` (`u64::MAX`: until an event of its own),
-/// because of `cause`; a warp refused a collector also wakes when its group's `epoch` moves on.
+/// because of `cause`; a warp refused a collector is looked at again once its group's `epoch` has
+/// moved on and the scheme has a free collector.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Sleep {
     pub wake: u64,

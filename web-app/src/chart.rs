@@ -13,6 +13,8 @@
 
 use std::fmt::Write as _;
 
+use sim_core::diagnostic::escape_html;
+
 /// Width of the drawing in SVG user units (it scales to its box).
 pub const WIDTH: f64 = 480.0;
 /// Height of the drawing in SVG user units.
@@ -115,27 +117,11 @@ pub fn format_number(v: f64) -> String {
     }
 }
 
-/// Escapes text for XML content and attribute values.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
 /// The chart as a standalone SVG document fragment (`<svg xmlns=…>…</svg>`).
 pub fn svg(spec: &ChartSpec) -> String {
     let scale = Scale { x: spec.x_range, y: spec.y_range };
     let (l, t, r, b) = plot_box();
-    let id = escape(&spec.id);
+    let id = escape_html(&spec.id);
     let mut s = String::new();
     let _ = write!(
         s,
@@ -144,10 +130,10 @@ pub fn svg(spec: &ChartSpec) -> String {
          <title id=\"{id}-title\">{}</title><desc id=\"{id}-desc\">{}</desc>\
          <rect width=\"{WIDTH}\" height=\"{HEIGHT}\" fill=\"#ffffff\"/>\
          <text x=\"{}\" y=\"20\" text-anchor=\"middle\" font-size=\"13\" font-weight=\"600\" fill=\"#1f2328\">{}</text>",
-        escape(&spec.title),
-        escape(&spec.description),
+        escape_html(&spec.title),
+        escape_html(&spec.description),
         WIDTH / 2.0,
-        escape(&spec.title),
+        escape_html(&spec.title),
     );
     axes(&mut s, spec, &scale);
     series(&mut s, spec, &scale);
@@ -160,9 +146,9 @@ pub fn svg(spec: &ChartSpec) -> String {
          <text transform=\"translate(14 {}) rotate(-90)\" text-anchor=\"middle\" fill=\"#1f2328\" class=\"y-label\">{}</text></svg>",
         (l + r) / 2.0,
         HEIGHT - 10.0,
-        escape(&spec.x_label),
+        escape_html(&spec.x_label),
         (t + b) / 2.0,
-        escape(&spec.y_label),
+        escape_html(&spec.y_label),
     );
     s
 }
@@ -236,7 +222,7 @@ fn marker(s: &mut String, m: &Marker, scale: &Scale) {
          stroke-width=\"3\" paint-order=\"stroke\">{}</text></g>",
         px + dx,
         py + dy,
-        escape(&m.label)
+        escape_html(&m.label)
     );
 }
 

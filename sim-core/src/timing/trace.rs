@@ -164,12 +164,6 @@ impl WarpStream {
             _ => LaneAddrs::List(&[]),
         }
     }
-
-    /// The per-lane addresses of `d` (one per executed lane, lane order): borrowed from the
-    /// stream when stored as a list, else expanded into `buf`.
-    pub fn lane_addresses<'a>(&'a self, d: &DynInst, buf: &'a mut [u64; 32]) -> &'a [u64] {
-        self.lane_addrs(d).expand(buf)
-    }
 }
 
 /// One warp's dynamic instruction stream in one CTA.

@@ -85,11 +85,6 @@ pub struct ResidentCta {
 }
 
 impl ResidentCta {
-    /// Instruction `pc` of warp `index`.
-    pub fn inst(&self, index: u32, pc: u32) -> Option<DynInst> {
-        self.stream.warps.get(index as usize)?.insts.get(pc as usize).copied()
-    }
-
     /// The per-lane addresses of `d` in warp `index` as stored.
     pub fn lane_addrs(&self, index: u32, d: &DynInst) -> LaneAddrs<'_> {
         match self.stream.warps.get(index as usize) {

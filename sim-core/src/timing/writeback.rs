@@ -105,11 +105,6 @@ impl WritebackQueue {
         }
     }
 
-    /// Results due and not yet written.
-    pub fn due_len(&self) -> usize {
-        self.due.len()
-    }
-
     /// Removes the `i`-th due result.
     pub fn take(&mut self, i: usize) -> Option<Completion> {
         self.due.remove(i)

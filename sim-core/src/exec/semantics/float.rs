@@ -49,11 +49,18 @@ fn flush(fmt: Format, bits: u64) -> u64 {
 }
 
 fn min_max(fmt: Format, a: u64, b: u64, max: bool, nan: bool) -> u64 {
-    let (x, y) = (fmt.decode(a), fmt.decode(b));
+    choose_min_max(fmt, (fmt.decode(a), fmt.decode(b)), a, b, max, nan)
+}
+
+/// `min`/`max` of the `fmt` encodings `a` and `b`, whose values are `x` and `y`: a NaN operand
+/// gives the other one (the canonical NaN with `.NaN`, or when both are NaN), and -0 orders below
+/// +0.
+fn choose_min_max(fmt: Format, (x, y): (f64, f64), a: u64, b: u64, max: bool, nan: bool) -> u64 {
+    let nan_bits = fmt.nan();
     match (x.is_nan(), y.is_nan()) {
-        (true, true) => return fmt.nan(),
-        (true, false) => return if nan { fmt.nan() } else { b },
-        (false, true) => return if nan { fmt.nan() } else { a },
+        (true, true) => return nan_bits,
+        (true, false) => return if nan { nan_bits } else { b },
+        (false, true) => return if nan { nan_bits } else { a },
         _ => {}
     }
     if x == y {
@@ -209,7 +216,7 @@ pub fn f64_lane(op: FloatOp, m: FMode, a: u64, b: u64, c: u64) -> u64 {
         FloatOp::Mov => return a,
         FloatOp::Min | FloatOp::Max => {
             let fmt = Format { exp_bits: 11, man_bits: 52, has_inf: true };
-            return f64_min_max(fmt, a, b, op == FloatOp::Max, m.nan);
+            return choose_min_max(fmt, (f64::from_bits(a), f64::from_bits(b)), a, b, op == FloatOp::Max, m.nan);
         }
     };
     let mut r = if m.ftz { f64_flush(r) } else { r };
@@ -223,25 +230,6 @@ pub fn f64_lane(op: FloatOp, m: FMode, a: u64, b: u64, c: u64) -> u64 {
         0x7FFF_FFFF_FFFF_FFFF
     } else {
         r.to_bits()
-    }
-}
-
-fn f64_min_max(fmt: Format, a: u64, b: u64, max: bool, nan: bool) -> u64 {
-    let (x, y) = (f64::from_bits(a), f64::from_bits(b));
-    match (x.is_nan(), y.is_nan()) {
-        (true, true) => return 0x7FFF_FFFF_FFFF_FFFF,
-        (true, false) => return if nan { 0x7FFF_FFFF_FFFF_FFFF } else { b },
-        (false, true) => return if nan { 0x7FFF_FFFF_FFFF_FFFF } else { a },
-        _ => {}
-    }
-    if x == y {
-        let a_neg = a & fmt.sign_bit() != 0;
-        return if a_neg != max { a } else { b };
-    }
-    if (x > y) == max {
-        a
-    } else {
-        b
     }
 }
 

@@ -184,13 +184,18 @@ impl Sm {
             return;
         }
         let Some(st) = program.insts.get(warp.next.sid as usize) else { return };
-        let cause = match self.scoreboard.blocked(w, program.reads_of(st), program.writes_of(st)) {
-            Some(Pending::Memory) => StallCause::Memory,
-            Some(Pending::Alu) => StallCause::Scoreboard,
-            None => return,
-        };
+        let Some(cause) = self.dependence(w, st, program) else { return };
         let epoch = self.group_epoch(s);
         self.sleep_warp(w, s, Sleep { wake: EVENT, cause, epoch, unit: None });
+    }
+
+    /// Whether `s`, warp `w`'s next instruction, waits on a result in flight: a load's (memory)
+    /// or another instruction's (scoreboard).
+    fn dependence(&self, w: usize, s: &StaticInst, program: &Program) -> Option<StallCause> {
+        match self.scoreboard.blocked(w, program.reads_of(s), program.writes_of(s))? {
+            Pending::Memory => Some(StallCause::Memory),
+            Pending::Alu => Some(StallCause::Scoreboard),
+        }
     }
 
     /// Issues up to the issue width from warp `w`.
@@ -223,10 +228,8 @@ impl Sm {
         if after.is_some_and(|u| !self.dual_issue_allowed(u, s.unit)) {
             return Err(until(StallCause::Structural, now + 1));
         }
-        match self.scoreboard.blocked(w, program.reads_of(&s), program.writes_of(&s)) {
-            Some(Pending::Memory) => return Err(blocked(StallCause::Memory)),
-            Some(Pending::Alu) => return Err(blocked(StallCause::Scoreboard)),
-            None => {}
+        if let Some(cause) = self.dependence(w, &s, program) {
+            return Err(blocked(cause));
         }
         if let Control::Barrier { .. } | Control::Exit = s.control {
             self.issue_control(w, now, s.control, inst.executed);

@@ -21,28 +21,13 @@ use web_app::components::results::ResultsProps;
 use web_app::components::{Editor, ExamplesPicker, Results};
 use web_app::examples::EXAMPLES;
 use web_app::model::analyze;
-use web_sys::{Element, HtmlSelectElement, HtmlTextAreaElement};
+use web_sys::{HtmlSelectElement, HtmlTextAreaElement};
 use yew::{AttrValue, Callback};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-fn mount_point() -> Element {
-    let document = web_sys::window().unwrap().document().unwrap();
-    let root = document.create_element("div").unwrap();
-    document.body().unwrap().append_child(&root).unwrap();
-    root
-}
-
-fn query(root: &Element, selector: &str) -> Element {
-    root.query_selector(selector).unwrap().unwrap_or_else(|| panic!("no element matches {selector}"))
-}
-
-/// An event that bubbles to the root, where Yew listens.
-fn bubbling(kind: &str) -> web_sys::Event {
-    let init = web_sys::EventInit::new();
-    init.set_bubbles(true);
-    web_sys::Event::new_with_event_init_dict(kind, &init).unwrap()
-}
+mod common;
+use common::{bubbling, mount_point, query};
 
 const BAD: &str = ".version 8.5\n.target sm_75\n.address_size 64\n\n.visible .entry k()\n{\n\trett;\n}\n";
 

@@ -20,17 +20,13 @@ use web_app::components::launch_editor::LaunchEditorProps;
 use web_app::components::LaunchEditor;
 use web_app::lab::{LabAction, LabState};
 use web_app::launch_model::LaunchEdit;
-use web_sys::{Element, HtmlInputElement};
+use web_sys::HtmlInputElement;
 use yew::{AttrValue, Callback};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-fn mount_point() -> Element {
-    let document = web_sys::window().unwrap().document().unwrap();
-    let root = document.create_element("div").unwrap();
-    document.body().unwrap().append_child(&root).unwrap();
-    root
-}
+mod common;
+use common::mount_point;
 
 fn data() -> BarData {
     BarData {

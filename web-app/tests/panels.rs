@@ -27,29 +27,13 @@ use web_app::examples;
 use web_app::model::analyze;
 use web_app::model::kernel::kernel_view;
 use web_app::model::occupancy::{occupancy_view, preset_choices, GpuSettings, LaunchSettings};
-use web_sys::{Element, HtmlSelectElement};
+use web_sys::HtmlSelectElement;
 use yew::{AttrValue, Callback};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-fn mount_point() -> Element {
-    let document = web_sys::window().unwrap().document().unwrap();
-    let root = document.create_element("div").unwrap();
-    document.body().unwrap().append_child(&root).unwrap();
-    root
-}
-
-fn query(root: &Element, selector: &str) -> Element {
-    root.query_selector(selector).unwrap().unwrap_or_else(|| panic!("no element matches {selector}"))
-}
-
-fn text(root: &Element, selector: &str) -> String {
-    query(root, selector).text_content().unwrap_or_default()
-}
-
-fn count(root: &Element, selector: &str) -> u32 {
-    root.query_selector_all(selector).unwrap().length()
-}
+mod common;
+use common::{count, mount_point, query, text};
 
 fn spec() -> ChartSpec {
     ChartSpec {

@@ -2,18 +2,14 @@
 //! the simulator's throughput that follows: warp-instructions simulated per host second. Kept out
 //! of `sim-core`'s `Report` on purpose: reports are deterministic and identical natively and in
 //! wasm; host time is neither. The worker measures it the way `reglab bench` does: the executor's
-//! share is the time spent inside [`TimedSource::next_cta`], the timing model's is the rest.
+//! share is the time spent inside [`sim_core::timing::timed_source::TimedSource`], the timing model's is the rest.
 //!
 //! ```text
 //! Simulated 1,048,576 warp-instructions in 0.52 s of host time — timing model 2.4 M
 //! warp-instructions per host second, functional executor 9.1 M/s
 //! ```
 
-use std::cell::Cell;
-use std::rc::Rc;
-
 use serde::{Deserialize, Serialize};
-use sim_core::timing::{CtaSource, CtaStream};
 
 /// Host time of one run and the warp-instructions it covered.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -110,46 +106,6 @@ pub fn now_ms() -> f64 {
     {
         static ORIGIN: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
         ORIGIN.get_or_init(std::time::Instant::now).elapsed().as_secs_f64() * 1000.0
-    }
-}
-
-/// What a [`TimedSource`] has measured so far.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct ExecutorTime {
-    /// Host milliseconds spent in the executor.
-    pub ms: f64,
-    /// Warp-instructions it produced.
-    pub warp_instructions: u64,
-}
-
-/// A CTA source that measures the host time its inner source (the functional executor) takes to
-/// produce each CTA, and counts the warp-instructions produced.
-pub struct TimedSource<S> {
-    inner: S,
-    spent: Rc<Cell<ExecutorTime>>,
-}
-
-impl<S: CtaSource> TimedSource<S> {
-    /// Wraps `inner`; the returned cell holds the running totals.
-    pub fn new(inner: S) -> (Self, Rc<Cell<ExecutorTime>>) {
-        let spent = Rc::new(Cell::new(ExecutorTime::default()));
-        (TimedSource { inner, spent: spent.clone() }, spent)
-    }
-}
-
-impl<S: CtaSource> CtaSource for TimedSource<S> {
-    fn next_cta(&mut self) -> Result<Option<CtaStream>, String> {
-        let start = now_ms();
-        let r = self.inner.next_cta();
-        let ms = now_ms() - start;
-        let produced = r.as_ref().ok().and_then(Option::as_ref).map_or(0, CtaStream::warp_instructions);
-        let t = self.spent.get();
-        self.spent.set(ExecutorTime { ms: t.ms + ms, warp_instructions: t.warp_instructions + produced });
-        r
-    }
-
-    fn total_ctas(&self) -> Option<u64> {
-        self.inner.total_ctas()
     }
 }
 

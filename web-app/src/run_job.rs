@@ -18,7 +18,8 @@ use sim_core::gpu::GpuConfig;
 use sim_core::timing::exec_source::ExecSource;
 use sim_core::timing::{Program, Report, Simulation, TimingError, TimingOptions};
 
-use crate::host_timing::{now_ms, HostTiming, TimedSource};
+use crate::host_timing::{now_ms, HostTiming};
+use sim_core::timing::timed_source::TimedSource;
 
 /// Cycles between occupancy samples (the model doubles it to keep at most 1024 samples), small
 /// enough that short runs still get an occupancy curve.
@@ -151,7 +152,7 @@ pub fn execute(req: &RunRequest, mut progress: impl FnMut(RunProgress)) -> Resul
     let program = Program::decode(&module, gpu);
     let source =
         ExecSource::new(&module, &req.launch, &program).map_err(|e| from_timing(TimingError::Source(e.to_string())))?;
-    let (source, executor) = TimedSource::new(source);
+    let (source, executor) = TimedSource::new(source, now_ms);
     let options = TimingOptions { sample_interval_cycles: SAMPLE_INTERVAL_CYCLES, ..TimingOptions::default() };
     let start = now_ms();
     let mut sim = Simulation::new(program, Box::new(source), gpu, &schemes, options).map_err(from_timing)?;

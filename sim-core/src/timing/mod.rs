@@ -55,6 +55,7 @@ pub mod sm;
 mod sm_issue;
 mod sm_pipeline;
 mod sm_sleep;
+pub mod timed_source;
 pub mod trace;
 pub mod value_stats;
 pub mod warp;

@@ -6,14 +6,13 @@
 //! vector_add  720896 warp-insts  97201 cycles  timing 0.35 s  → 2.0e6 warp-instructions/s
 //! ```
 
-use std::cell::Cell;
-use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use sim_core::exec::LaunchSetup;
 use sim_core::gpu::GpuConfig;
 use sim_core::timing::exec_source::ExecSource;
-use sim_core::timing::{CtaSource, CtaStream, Program, Simulation, TimingOptions};
+use sim_core::timing::timed_source::TimedSource;
+use sim_core::timing::{Program, Simulation, TimingOptions};
 
 /// Host time: wall clock and this thread's CPU time (Linux `schedstat`, nanoseconds; zero
 /// elsewhere).
@@ -60,24 +59,12 @@ impl Stopwatch {
     }
 }
 
-/// A source that measures the wall time spent producing CTAs (the CPU share is estimated from
-/// the whole run's CPU/wall ratio: reading CPU time around every CTA would cost more than a CTA).
-struct Timed {
-    inner: ExecSource,
-    spent: Rc<Cell<Duration>>,
-}
-
-impl CtaSource for Timed {
-    fn next_cta(&mut self) -> Result<Option<CtaStream>, String> {
-        let start = Instant::now();
-        let r = self.inner.next_cta();
-        self.spent.set(self.spent.get() + start.elapsed());
-        r
-    }
-
-    fn total_ctas(&self) -> Option<u64> {
-        self.inner.total_ctas()
-    }
+/// Milliseconds of wall clock since the first call, for [`TimedSource`] (the executor's CPU share
+/// is estimated from the whole run's CPU/wall ratio: reading CPU time around every CTA would cost
+/// more than a CTA).
+fn wall_ms() -> f64 {
+    static ORIGIN: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    ORIGIN.get_or_init(Instant::now).elapsed().as_secs_f64() * 1000.0
 }
 
 pub struct Measured {
@@ -99,16 +86,16 @@ pub fn measure(name: &'static str, ptx: &str, launch: &str, gpu: &GpuConfig, qui
     let setup = LaunchSetup::from_json(launch).map_err(|e| format!("{name}: {e:?}"))?;
     let setup = if quick { super::executor::quick(setup) } else { setup };
     let program = Program::decode(&module, gpu);
-    let spent = Rc::new(Cell::new(Duration::ZERO));
     let inner = ExecSource::new(&module, &setup, &program).map_err(|e| format!("{name}: {e}"))?;
-    let source = Box::new(Timed { inner, spent: spent.clone() });
+    let (source, spent) = TimedSource::new(inner, wall_ms);
+    let source = Box::new(source);
     let watch = Stopwatch::start();
     let mut sim = Simulation::new(program, source, gpu, &["baseline"], TimingOptions::default())
         .map_err(|e| format!("{name}: {e}"))?;
     let reports = sim.run_to_end().map_err(|e| format!("{name}: {e}"))?;
     let total = watch.elapsed();
     let r = reports.first().ok_or_else(|| format!("{name}: no report"))?;
-    let wall = spent.get();
+    let wall = Duration::from_secs_f64(spent.get().ms / 1000.0);
     let share = if total.wall.is_zero() { 0.0 } else { wall.as_secs_f64() / total.wall.as_secs_f64() };
     let executor = Clock { wall, cpu: total.cpu.mul_f64(share.min(1.0)) };
     Ok(Measured { name, warp_instructions: r.warp_instructions, cycles: r.cycles, total, executor })

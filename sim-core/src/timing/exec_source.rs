@@ -6,7 +6,7 @@
 //! ```text
 //! ExecSource::new(&module, &setup, &program)?   // then Simulation::new(program, Box::new(src), …)
 //! TraceRecord { func 0, inst #12, executed ffffffff, space None, addrs [0x7e00_0000_0040, …] }
-//!   → DynInst { sid 12, space Shared, addrs [0x40, …] }
+//!   → sid 12, access { space Shared, addrs [0x40, …] }
 //! ```
 
 use alloc::format;
@@ -14,7 +14,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use super::program::Program;
-use super::trace::{AddrForm, CtaSource, CtaStream, DynInst, LaunchShape, MemSpace, WarpStream};
+use super::trace::{CtaSource, CtaStream, LaunchShape, MemSpace, WarpStream};
 use crate::exec::memory::{AddressLayout, Space};
 use crate::exec::plan::{address_bits, plan};
 use crate::exec::{CtaTrace, ExecError, LaunchSetup, Run, RunOptions, TraceOptions};
@@ -79,8 +79,7 @@ impl ExecSource {
         let mut warps = Vec::with_capacity(t.warps.len());
         for w in t.warps {
             let mut raw = w.addresses;
-            let mut addresses = Vec::new();
-            let mut insts = Vec::with_capacity(w.records.len());
+            let mut stream = WarpStream::new();
             for r in &w.records {
                 let base = bases.get(r.func as usize).copied().flatten();
                 let sid = base.ok_or_else(|| format!("function #{} of CTA {:?} was not decoded", r.func, t.cta))?
@@ -92,20 +91,22 @@ impl ExecSource {
                     None if n > 0 => Some(self.resolve(lanes)),
                     None => None,
                 };
-                if space.is_some() && n != r.executed.count_ones() as usize {
-                    return Err(format!(
-                        "CTA {:?}: {n} addresses for {} executing lanes",
-                        t.cta,
-                        r.executed.count_ones()
-                    ));
+                match space {
+                    Some(space) => {
+                        if n != r.executed.count_ones() as usize {
+                            return Err(format!(
+                                "CTA {:?}: {n} addresses for {} executing lanes",
+                                t.cta,
+                                r.executed.count_ones()
+                            ));
+                        }
+                        stream.push_access(sid, r.executed, space, r.bytes, lanes).map_err(String::from)?;
+                    }
+                    None => stream.push(sid, r.executed),
                 }
-                let addr_start =
-                    u32::try_from(addresses.len()).map_err(|_| String::from("too many addresses in a warp"))?;
-                let addr_form = compact(lanes, r.executed, &mut addresses);
-                insts.push(DynInst { sid, executed: r.executed, addr_start, bytes: r.bytes, space, addr_form });
             }
-            self.warp_instructions += insts.len() as u64;
-            warps.push(WarpStream { insts, addresses });
+            self.warp_instructions += u64::from(stream.len());
+            warps.push(stream);
         }
         Ok(CtaStream { launch: t.launch, shape, warps })
     }
@@ -119,42 +120,6 @@ impl ExecSource {
         }
         from_exec(space)
     }
-}
-
-/// Appends the addresses of one instruction (one per lane of `executed`, lane order) to `out`
-/// as an [`AddrForm::Affine`] if they fit one — over the whole warp, or in rows of 16 or 8 lanes
-/// as 2-D thread blocks of those widths lay them out — else as a list.
-fn compact(lanes: &[u64], executed: u32, out: &mut Vec<u64>) -> AddrForm {
-    if executed.count_ones() as usize == lanes.len() && !lanes.is_empty() {
-        for w in [32u64, 16, 8] {
-            if let Some([base, sx, sy]) = fit(lanes, executed, w) {
-                out.extend_from_slice(&[base, sx, sy, w]);
-                return AddrForm::Affine;
-            }
-        }
-    }
-    out.extend_from_slice(lanes);
-    AddrForm::List
-}
-
-/// `[base, sx, sy]` with `address(l) = base + sx·(l mod w) + sy·(l div w)` for every executed
-/// lane, if there is one (strides taken from the first lanes that determine them).
-fn fit(lanes: &[u64], executed: u32, w: u64) -> Option<[u64; 3]> {
-    let (shift, mask) = (w.trailing_zeros(), w - 1);
-    let (col, row) = (move |l: u64| l & mask, move |l: u64| l >> shift);
-    let ids = || (0..32u64).filter(move |l| executed >> l & 1 == 1);
-    let pairs = || ids().zip(lanes.iter().copied());
-    let (l0, a0) = pairs().next()?;
-    let (x0, y0) = (col(l0), row(l0));
-    let sx = pairs()
-        .find(|&(l, _)| row(l) == y0 && col(l) != x0)
-        .map_or(Some(0), |(l, a)| a.wrapping_sub(a0).checked_div(col(l) - x0))?;
-    let sy = pairs()
-        .find(|&(l, _)| row(l) != y0)
-        .map_or(0, |(l, a)| a.wrapping_sub(a0).wrapping_sub(sx.wrapping_mul(col(l).wrapping_sub(x0))) / (row(l) - y0));
-    let base = a0.wrapping_sub(sx.wrapping_mul(x0)).wrapping_sub(sy.wrapping_mul(y0));
-    let at = |l: u64| base.wrapping_add(sx.wrapping_mul(col(l))).wrapping_add(sy.wrapping_mul(row(l)));
-    pairs().all(|(l, a)| at(l) == a).then_some([base, sx, sy])
 }
 
 fn from_exec(s: Space) -> MemSpace {

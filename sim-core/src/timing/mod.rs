@@ -59,6 +59,7 @@ pub mod timed_source;
 pub mod trace;
 pub mod value_stats;
 pub mod warp;
+pub mod warp_stream;
 pub mod writeback;
 
 use alloc::boxed::Box;

@@ -208,7 +208,7 @@ impl Sm {
         let mut slots = Vec::with_capacity(stream.warps.len());
         for (index, ws) in stream.warps.iter().enumerate() {
             let Some(w) = self.warps.iter().position(|w| !w.live) else { break };
-            self.start_warp(w, slot as u32, index as u32, number, ws.insts.len() as u32, now);
+            self.start_warp(w, slot as u32, index as u32, number, ws.len(), now);
             slots.push(w as u32);
         }
         let live_warps = slots.len() as u32;
@@ -253,6 +253,7 @@ impl Sm {
                 scheduler,
                 group,
                 next: DynInst::default(),
+                cursor: Default::default(),
             };
         }
         self.scoreboard.clear(w);
@@ -298,8 +299,7 @@ impl Sm {
         let Some(warp) = self.warps.get_mut(w) else { return };
         let Some(Some(c)) = self.ctas.get(warp.cta as usize) else { return };
         let Some(stream) = c.stream.warps.get(warp.index as usize) else { return };
-        let Some(next) = stream.insts.get(warp.pc as usize).copied() else { return };
-        warp.next = next;
+        warp.next = stream.decode(warp.pc, &mut warp.cursor);
     }
 
     /// Charges the cycles from the last simulated one up to (not including) `now` to the causes

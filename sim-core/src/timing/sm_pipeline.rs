@@ -11,7 +11,7 @@ use super::memory::MemAccess;
 use super::program::{Control, MemOp, Program};
 use super::regfile::WriteRequest;
 use super::sm::{ChipContext, Sm};
-use super::trace::MemSpace;
+use super::trace::{LaneAddrs, MemSpace};
 use super::writeback::Completion;
 
 impl Sm {
@@ -107,13 +107,14 @@ impl Sm {
             if self.units.free_at(UnitKind::LdSt, group) > now {
                 return false;
             }
-            let space = f.inst.space.or(s.space).unwrap_or(MemSpace::Global);
             let Some(Some(c)) = self.ctas.get(cta) else { return true };
+            let recorded = c.access(index, &f.inst);
+            let space = recorded.map(|a| a.space).or(s.space).unwrap_or(MemSpace::Global);
             let access = MemAccess {
                 space: if s.mem == MemOp::None { MemSpace::Shared } else { space },
                 op: s.mem,
-                addrs: c.lane_addrs(index, &f.inst),
-                bytes: u32::from(f.inst.bytes),
+                addrs: recorded.map_or(LaneAddrs::List(&[]), |a| a.addrs),
+                bytes: recorded.map_or(0, |a| u32::from(a.bytes)),
                 warp_uid: uid,
             };
             let t = self.mem.access(&access, now, cx.l2, cx.mem_stats);

@@ -9,7 +9,7 @@ use super::regfile::bank::Banks;
 use super::regfile::operand_collector::CollectorPool;
 use super::regfile::{SchemeContext, SmGeometry};
 use super::scheduler::Scheduler;
-use super::trace::{CtaStream, DynInst, LaunchShape, VecSource, WarpStream};
+use super::trace::{CtaStream, LaunchShape, VecSource, WarpStream};
 use super::value_stats::ValueStats;
 use super::{Program, Simulation, TimingOptions};
 use crate::gpu::{presets, CacheConfig, SchedulingPolicy};
@@ -101,8 +101,7 @@ fn straight_line(src: &str, warps: usize) -> (Program, CtaStream) {
     let gpu = presets::hopper_h100();
     let program = Program::decode(&module, &gpu);
     let n = program.insts.len() as u32;
-    let insts: Vec<DynInst> = (0..n).map(|sid| DynInst { sid, executed: u32::MAX, ..DynInst::default() }).collect();
-    let warp = WarpStream { insts, addresses: Vec::new() };
+    let warp = WarpStream::from_plain((0..n).map(|sid| (sid, u32::MAX)));
     let shape = LaunchShape { kernel: 0, threads: 32 * warps as u32, dynamic_smem: 0 };
     (program, CtaStream { launch: 0, shape, warps: vec![warp; warps] })
 }

@@ -66,10 +66,7 @@ mod tests {
 
     #[test]
     fn counts_what_the_inner_source_produced() {
-        let cta = CtaStream {
-            warps: vec![WarpStream { insts: vec![Default::default(); 3], addresses: vec![] }],
-            ..CtaStream::default()
-        };
+        let cta = CtaStream { warps: vec![WarpStream::from_plain([(0, 0); 3])], ..CtaStream::default() };
         let (mut s, spent) = TimedSource::new(VecSource::new(vec![cta.clone(), cta]), ticking);
         while let Ok(Some(_)) = s.next_cta() {}
         assert_eq!(spent.get(), ProducerTime { ms: 0.0, warp_instructions: 6 });

@@ -1,19 +1,20 @@
 //! The timing model's input: each CTA's per-warp dynamic instruction streams, as the functional
-//! executor records them ([`crate::exec::stream`]), in a compact form the model replays.
+//! executor records them ([`crate::exec::stream`]), in the compact form the model replays
+//! ([`super::warp_stream`]).
 //!
 //! ```text
 //! CtaStream { launch: 0, shape: { kernel: 0, threads: 64, dynamic_smem: 0 }, warps: [
-//!   WarpStream { insts: [ {sid 0 ld.param …, executed ffffffff}, {sid 3 ld.global, addrs 0..32}, … ] },
+//!   WarpStream { runs: [{sid 0, len 3, lanes ffffffff}, …], accesses: [{at 2, shared, 0x40 + 4·lane}, …] },
 //!   WarpStream { … } ] }
 //! ```
 //!
-//! A [`DynInst`] names its static instruction by `sid` (an index into [`super::program::Program`]),
-//! carries the lanes that executed it (active in the SIMT stack and guard true), and — for memory instructions — the
-//! resolved state space and its per-lane byte addresses (one per executed lane, lane order),
-//! stored as four words when they are affine in the lane's position in a 1-D or 2-D block — the
-//! common case, which keeps replayed streams small and cache friendly. Barriers, branches and exits are ordinary instructions whose static record says what
-//! they are. A [`CtaSource`] hands CTAs over one at a time, in the order the executor ran them;
-//! the adapter from the executor lives in [`super::exec_source`].
+//! Replay decodes one [`DynInst`] at a time: the static instruction by `sid` (an index into
+//! [`super::program::Program`]), the lanes that executed it (active in the SIMT stack and guard
+//! true) and, for a memory instruction, its access record — the resolved state space and the
+//! per-lane byte addresses (one per executed lane). Barriers, branches and exits are ordinary
+//! instructions whose static record says what they are. A [`CtaSource`] hands CTAs over one at a
+//! time, in the order the executor ran them; the adapter from the executor lives in
+//! [`super::exec_source`].
 
 use alloc::boxed::Box;
 use alloc::collections::VecDeque;
@@ -21,6 +22,8 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
+
+pub use super::warp_stream::{WarpStream, NO_ACCESS};
 
 /// The state space a memory instruction accessed, as resolved from its addresses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -38,9 +41,8 @@ pub enum MemSpace {
     Param,
 }
 
-/// One executed warp-instruction: 16 bytes, so that replaying a warp's stream touches as few
-/// cache lines as possible.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// One executed warp-instruction as replay sees it, decoded from its [`WarpStream`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DynInst {
     /// Static instruction id: an index into [`super::program::Program`].
     pub sid: u32,
@@ -48,47 +50,13 @@ pub struct DynInst {
     /// effect); thread-instructions count these, and a memory instruction has one address per
     /// such lane.
     pub executed: u32,
-    /// First address of this instruction in [`WarpStream::addresses`].
-    pub addr_start: u32,
-    /// Bytes accessed per lane (memory instructions).
-    pub bytes: u16,
-    /// The space accessed (memory instructions).
-    pub space: Option<MemSpace>,
-    /// How the addresses are stored at `addr_start`.
-    pub addr_form: AddrForm,
+    /// Its memory access in the stream ([`WarpStream::access`]); [`NO_ACCESS`] for none.
+    pub access: u32,
 }
 
-/// How one instruction's per-lane addresses are stored in [`WarpStream::addresses`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum AddrForm {
-    /// One address per executed lane, in lane order ([`DynInst::addr_count`] words).
-    #[default]
-    List,
-    /// `[base, sx, sy, w]` (`w` a power of two): lane `l`'s address is
-    /// `base + sx × (l mod w) + sy × (l div w)` for every lane in `executed` (with `w = 32` a plain
-    /// affine `base + sx × l`) — how a warp of a 1-D or 2-D thread block walks an array.
-    Affine,
-}
-
-impl AddrForm {
-    /// Words the form takes for `count` addresses.
-    pub fn words(self, count: u32) -> u64 {
-        match self {
-            AddrForm::List => u64::from(count),
-            AddrForm::Affine => 4,
-        }
-    }
-}
-
-impl DynInst {
-    /// Number of per-lane addresses: one per executed lane of a memory instruction, none
-    /// otherwise.
-    pub fn addr_count(&self) -> u32 {
-        if self.space.is_some() {
-            self.executed.count_ones()
-        } else {
-            0
-        }
+impl Default for DynInst {
+    fn default() -> Self {
+        DynInst { sid: 0, executed: 0, access: NO_ACCESS }
     }
 }
 
@@ -152,29 +120,6 @@ impl LaneAddrs<'_> {
     }
 }
 
-impl WarpStream {
-    /// The per-lane addresses of `d` as stored.
-    pub fn lane_addrs(&self, d: &DynInst) -> LaneAddrs<'_> {
-        let a = d.addr_start as usize;
-        if d.addr_form == AddrForm::List {
-            return LaneAddrs::List(self.addresses.get(a..a + d.addr_count() as usize).unwrap_or(&[]));
-        }
-        match self.addresses.get(a..a + 4) {
-            Some(&[base, sx, sy, w]) => LaneAddrs::Affine { base, sx, sy, w, executed: d.executed },
-            _ => LaneAddrs::List(&[]),
-        }
-    }
-}
-
-/// One warp's dynamic instruction stream in one CTA.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct WarpStream {
-    /// Instructions in execution order.
-    pub insts: Vec<DynInst>,
-    /// Per-lane byte addresses of memory instructions.
-    pub addresses: Vec<u64>,
-}
-
 /// What a CTA is an instance of: which kernel, how many threads, how much dynamic shared memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct LaunchShape {
@@ -207,24 +152,14 @@ impl Default for LaunchShape {
 impl CtaStream {
     /// Warp-instructions in this CTA.
     pub fn warp_instructions(&self) -> u64 {
-        self.warps.iter().map(|w| w.insts.len() as u64).sum()
+        self.warps.iter().map(|w| u64::from(w.len())).sum()
     }
 
-    /// Checks every `sid` against `program_len` and every address range against its warp's
-    /// addresses, so the model can index without further checks.
+    /// Checks every warp's stream against `program_len` static instructions, so the model can
+    /// index without further checks.
     pub fn validate(&self, program_len: usize) -> Result<(), String> {
         for (w, warp) in self.warps.iter().enumerate() {
-            for (i, d) in warp.insts.iter().enumerate() {
-                let end = u64::from(d.addr_start) + d.addr_form.words(d.addr_count());
-                if d.sid as usize >= program_len || end > warp.addresses.len() as u64 {
-                    return Err(alloc::format!(
-                        "launch {} warp {w} instruction {i}: static id {} or address range {}..{end} out of range",
-                        self.launch,
-                        d.sid,
-                        d.addr_start
-                    ));
-                }
-            }
+            warp.validate(program_len).map_err(|e| alloc::format!("launch {} warp {w}: {e}", self.launch))?;
         }
         Ok(())
     }

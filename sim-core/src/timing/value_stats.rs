@@ -114,13 +114,15 @@ impl ValueStats {
 
     /// Adds one warp's stream.
     pub fn add_warp(&mut self, program: &Program, warp: &WarpStream) {
-        for (i, d) in warp.insts.iter().enumerate() {
-            if d.executed == 0 {
+        let mut now = 0u64;
+        let insts = warp.runs().iter().flat_map(|r| (0..r.len).map(move |k| (r.sid.wrapping_add(k), r.executed)));
+        for (sid, executed) in insts {
+            now += 1;
+            if executed == 0 {
                 continue;
             }
-            let Some(s) = program.insts.get(d.sid as usize) else { continue };
+            let Some(s) = program.insts.get(sid as usize) else { continue };
             let [rf_reads, _, rf_writes, _] = program.operands_of(s);
-            let now = i as u64 + 1;
             for &u in rf_reads {
                 let u = u as usize;
                 let (Some(&def), Some(r)) = (self.def_at.get(u), self.reads.get_mut(u)) else { continue };

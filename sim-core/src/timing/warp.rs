@@ -13,7 +13,8 @@ use alloc::rc::Rc;
 use alloc::vec::Vec;
 
 use super::ibuffer::IBuffer;
-use super::trace::{CtaStream, DynInst, LaneAddrs};
+use super::trace::{CtaStream, DynInst};
+use super::warp_stream::{Cursor, StreamAccess};
 
 /// One warp slot.
 #[derive(Clone, Debug)]
@@ -42,6 +43,8 @@ pub struct Warp {
     pub group: u32,
     /// Its instruction at `pc` (valid while `pc < len`).
     pub next: DynInst,
+    /// Where `next` was decoded in its stream.
+    pub cursor: Cursor,
 }
 
 impl Warp {
@@ -60,6 +63,7 @@ impl Warp {
             scheduler: 0,
             group: 0,
             next: DynInst::default(),
+            cursor: Cursor::default(),
         }
     }
 
@@ -85,12 +89,9 @@ pub struct ResidentCta {
 }
 
 impl ResidentCta {
-    /// The per-lane addresses of `d` in warp `index` as stored.
-    pub fn lane_addrs(&self, index: u32, d: &DynInst) -> LaneAddrs<'_> {
-        match self.stream.warps.get(index as usize) {
-            Some(w) => w.lane_addrs(d),
-            None => LaneAddrs::List(&[]),
-        }
+    /// The memory access of `d`, an instruction of warp `index`, if it has one.
+    pub fn access(&self, index: u32, d: &DynInst) -> Option<StreamAccess<'_>> {
+        self.stream.warps.get(index as usize)?.access(d)
     }
 }
 

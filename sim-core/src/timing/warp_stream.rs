@@ -1,0 +1,353 @@
+//! One warp's recorded instruction stream, stored compactly for replay: the timing model reads
+//! the streams of every resident warp (hundreds of them, each CTA's recorded long before it is
+//! replayed), so their size decides how much of the replay waits on host memory.
+//!
+//! ```text
+//! executed: sid 4 5 6 7 (all lanes) · sid 8 ld.shared (lanes 0-31, 0x40 + 4·lane) · sid 9 10 · sid 4 …
+//! runs:     {sid 4, len 7, lanes ffffffff} {sid 4, …}      // straight-line stretches, 12 bytes each
+//! accesses: {at 4, shape 0, base 0x40}                      // one per memory instruction, 16 bytes
+//! shapes:   [{shared, 4 bytes, affine sx 4 sy 0 w 32}]      // shared by the warp's accesses
+//! ```
+//!
+//! A run is a stretch of consecutive static ids executed by the same lanes; a loop body with no
+//! divergence is one run per iteration. Each memory instruction (one with a resolved state space)
+//! has an access record naming its position in the stream, its shape (space, bytes per lane,
+//! address form and strides) and its base; per-lane address lists are kept only for accesses that
+//! fit no affine form. [`WarpStream::decode`] turns position `pc` back into a [`DynInst`] with a
+//! [`Cursor`] that only moves forward, so replay reads each array once, front to back.
+
+use alloc::vec::Vec;
+
+use serde::{Deserialize, Serialize};
+
+use super::trace::{DynInst, LaneAddrs, MemSpace};
+
+/// Consecutive static ids `sid, sid + 1, …` (`len` of them) executed by `executed`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Run {
+    /// Static id of the first instruction.
+    pub sid: u32,
+    /// Lanes active in the SIMT stack whose guard held, for every instruction of the run.
+    pub executed: u32,
+    /// Instructions in the run.
+    pub len: u32,
+}
+
+/// How an access's per-lane addresses are stored.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum AddrForm {
+    /// One address per executed lane, in lane order, from the access's `base` index in
+    /// [`WarpStream::addresses`].
+    #[default]
+    List,
+    /// Lane `l` accesses `base + sx × (l mod w) + sy × (l div w)` (`w` a power of two ≤ 32) — how
+    /// a warp of a 1-D or 2-D thread block walks an array.
+    Affine {
+        /// Stride between lanes of a row.
+        sx: u64,
+        /// Stride between rows.
+        sy: u64,
+        /// Lanes per row.
+        w: u64,
+    },
+}
+
+/// What the accesses of a warp have in common: space, width and address form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AccessShape {
+    /// The space accessed.
+    pub space: MemSpace,
+    /// Bytes per lane.
+    pub bytes: u16,
+    /// How the addresses are stored.
+    pub form: AddrForm,
+}
+
+/// One memory instruction's access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AccessRecord {
+    /// Its position in the stream.
+    pub at: u32,
+    /// Index into [`WarpStream::shapes`].
+    pub shape: u32,
+    /// Affine: lane 0's address; list: the first address's index in [`WarpStream::addresses`].
+    pub base: u64,
+}
+
+/// A memory instruction's access as the memory model takes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StreamAccess<'a> {
+    /// The space accessed.
+    pub space: MemSpace,
+    /// Bytes per lane.
+    pub bytes: u16,
+    /// The executed lanes' addresses.
+    pub addrs: LaneAddrs<'a>,
+}
+
+/// Where a replay is in a stream (see [`WarpStream::decode`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cursor {
+    run: u32,
+    run_start: u32,
+    access: u32,
+}
+
+/// No access record (see [`DynInst::access`]).
+pub const NO_ACCESS: u32 = u32::MAX;
+
+/// Shapes searched for a match before a new one is added (recent ones; a repeat is harmless).
+const SHAPE_SEARCH: usize = 16;
+
+/// One warp's dynamic instruction stream in one CTA.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WarpStream {
+    runs: Vec<Run>,
+    accesses: Vec<AccessRecord>,
+    shapes: Vec<AccessShape>,
+    addresses: Vec<u64>,
+    len: u32,
+}
+
+impl WarpStream {
+    /// An empty stream.
+    pub fn new() -> Self {
+        WarpStream::default()
+    }
+
+    /// A stream of instructions without memory accesses: `(sid, executed)` in execution order.
+    pub fn from_plain(insts: impl IntoIterator<Item = (u32, u32)>) -> Self {
+        let mut w = WarpStream::new();
+        for (sid, executed) in insts {
+            w.push(sid, executed);
+        }
+        w
+    }
+
+    /// Instructions in the stream.
+    pub fn len(&self) -> u32 {
+        self.len
+    }
+
+    /// True for an empty stream.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The runs, in order.
+    pub fn runs(&self) -> &[Run] {
+        &self.runs
+    }
+
+    /// Appends an instruction without a memory access.
+    pub fn push(&mut self, sid: u32, executed: u32) {
+        match self.runs.last_mut() {
+            Some(r) if r.executed == executed && r.sid.checked_add(r.len) == Some(sid) => r.len += 1,
+            _ => self.runs.push(Run { sid, executed, len: 1 }),
+        }
+        self.len += 1;
+    }
+
+    /// Appends a memory instruction that accessed `space`, `bytes` per lane, at `lanes` (one
+    /// address per lane of `executed`, lane order). Fails when the stream outgrows 32-bit
+    /// indices.
+    pub fn push_access(
+        &mut self,
+        sid: u32,
+        executed: u32,
+        space: MemSpace,
+        bytes: u16,
+        lanes: &[u64],
+    ) -> Result<(), &'static str> {
+        let at = self.len;
+        let (form, base) = match compact(lanes, executed) {
+            Some((base, sx, sy, w)) => (AddrForm::Affine { sx, sy, w }, base),
+            None => {
+                let start = self.addresses.len() as u64;
+                self.addresses.extend_from_slice(lanes);
+                (AddrForm::List, start)
+            }
+        };
+        let shape = AccessShape { space, bytes, form };
+        let found = self.shapes.iter().enumerate().rev().take(SHAPE_SEARCH).find(|(_, s)| **s == shape);
+        let index = match found {
+            Some((i, _)) => i,
+            None => {
+                self.shapes.push(shape);
+                self.shapes.len() - 1
+            }
+        };
+        let shape = u32::try_from(index).map_err(|_| "too many access shapes in a warp")?;
+        if self.len == u32::MAX {
+            return Err("too many instructions in a warp");
+        }
+        self.accesses.push(AccessRecord { at, shape, base });
+        self.push(sid, executed);
+        Ok(())
+    }
+
+    /// The instruction at position `pc`, found from `cursor` (which must not have passed `pc`:
+    /// positions are decoded in increasing order, each any number of times). Past the end: the
+    /// default instruction.
+    pub fn decode(&self, pc: u32, cursor: &mut Cursor) -> DynInst {
+        let mut run = cursor.run as usize;
+        let mut start = cursor.run_start;
+        let r = loop {
+            let Some(r) = self.runs.get(run) else { return DynInst::default() };
+            if pc < start.saturating_add(r.len) {
+                break *r;
+            }
+            start += r.len;
+            run += 1;
+        };
+        let mut a = cursor.access as usize;
+        while self.accesses.get(a).is_some_and(|x| x.at < pc) {
+            a += 1;
+        }
+        *cursor = Cursor { run: run as u32, run_start: start, access: a as u32 };
+        let access = if self.accesses.get(a).is_some_and(|x| x.at == pc) { a as u32 } else { NO_ACCESS };
+        DynInst { sid: r.sid.wrapping_add(pc.wrapping_sub(start)), executed: r.executed, access }
+    }
+
+    /// The memory access of `d` (decoded from this stream), if it has one.
+    pub fn access(&self, d: &DynInst) -> Option<StreamAccess<'_>> {
+        let rec = self.accesses.get(d.access as usize)?;
+        let shape = self.shapes.get(rec.shape as usize)?;
+        let addrs = match shape.form {
+            AddrForm::List => {
+                let a = rec.base as usize;
+                LaneAddrs::List(self.addresses.get(a..a + d.executed.count_ones() as usize).unwrap_or(&[]))
+            }
+            AddrForm::Affine { sx, sy, w } => LaneAddrs::Affine { base: rec.base, sx, sy, w, executed: d.executed },
+        };
+        Some(StreamAccess { space: shape.space, bytes: shape.bytes, addrs })
+    }
+
+    /// Every instruction in order (slow: checks and statistics, not replay).
+    pub fn iter(&self) -> impl Iterator<Item = DynInst> + '_ {
+        let mut cursor = Cursor::default();
+        (0..self.len).map(move |pc| self.decode(pc, &mut cursor))
+    }
+
+    /// Checks static ids against `program_len` and every access record against the stream, so
+    /// that replay can index without further checks; the message names the first problem.
+    pub fn validate(&self, program_len: usize) -> Result<(), alloc::string::String> {
+        let mut pc = 0u64;
+        let mut a = 0usize;
+        for r in &self.runs {
+            if r.len == 0 || u64::from(r.sid) + u64::from(r.len) > program_len as u64 {
+                return Err(alloc::format!("instruction {pc}: static id {} out of range", r.sid));
+            }
+            let end = pc + u64::from(r.len);
+            while let Some(rec) = self.accesses.get(a).filter(|x| u64::from(x.at) < end) {
+                let shape = self.shapes.get(rec.shape as usize);
+                let list_end = rec.base.saturating_add(u64::from(r.executed.count_ones()));
+                let bad = u64::from(rec.at) < pc
+                    || match shape {
+                        None => true,
+                        Some(s) => s.form == AddrForm::List && list_end > self.addresses.len() as u64,
+                    };
+                if bad {
+                    return Err(alloc::format!("instruction {}: memory access record out of range", rec.at));
+                }
+                pc = u64::from(rec.at) + 1;
+                a += 1;
+            }
+            pc = end;
+        }
+        if pc != u64::from(self.len) || a != self.accesses.len() {
+            return Err(alloc::format!("{} instructions recorded for a length of {}", pc, self.len));
+        }
+        Ok(())
+    }
+}
+
+/// `(base, sx, sy, w)` if the addresses of an instruction (one per lane of `executed`, lane
+/// order) fit an affine form — over the whole warp, or in rows of 16 or 8 lanes as 2-D thread
+/// blocks of those widths lay them out.
+fn compact(lanes: &[u64], executed: u32) -> Option<(u64, u64, u64, u64)> {
+    if executed.count_ones() as usize != lanes.len() || lanes.is_empty() {
+        return None;
+    }
+    [32u64, 16, 8].into_iter().find_map(|w| fit(lanes, executed, w).map(|[base, sx, sy]| (base, sx, sy, w)))
+}
+
+/// `[base, sx, sy]` with `address(l) = base + sx·(l mod w) + sy·(l div w)` for every executed
+/// lane, if there is one (strides taken from the first lanes that determine them).
+fn fit(lanes: &[u64], executed: u32, w: u64) -> Option<[u64; 3]> {
+    let (shift, mask) = (w.trailing_zeros(), w - 1);
+    let (col, row) = (move |l: u64| l & mask, move |l: u64| l >> shift);
+    let ids = || (0..32u64).filter(move |l| executed >> l & 1 == 1);
+    let pairs = || ids().zip(lanes.iter().copied());
+    let (l0, a0) = pairs().next()?;
+    let (x0, y0) = (col(l0), row(l0));
+    let sx = pairs()
+        .find(|&(l, _)| row(l) == y0 && col(l) != x0)
+        .map_or(Some(0), |(l, a)| a.wrapping_sub(a0).checked_div(col(l) - x0))?;
+    let sy = pairs()
+        .find(|&(l, _)| row(l) != y0)
+        .map_or(0, |(l, a)| a.wrapping_sub(a0).wrapping_sub(sx.wrapping_mul(col(l).wrapping_sub(x0))) / (row(l) - y0));
+    let base = a0.wrapping_sub(sx.wrapping_mul(x0)).wrapping_sub(sy.wrapping_mul(y0));
+    let at = |l: u64| base.wrapping_add(sx.wrapping_mul(col(l))).wrapping_add(sy.wrapping_mul(row(l)));
+    pairs().all(|(l, a)| at(l) == a).then_some([base, sx, sy])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+
+    #[test]
+    fn straight_line_code_is_one_run_and_loops_start_new_ones() {
+        let w = WarpStream::from_plain([(4, !0), (5, !0), (6, !0), (4, !0), (5, 0xffff), (6, 0xffff)]);
+        assert_eq!(w.len(), 6);
+        let runs: Vec<(u32, u32, u32)> = w.runs().iter().map(|r| (r.sid, r.len, r.executed)).collect();
+        assert_eq!(runs, vec![(4, 3, !0), (4, 1, !0), (5, 2, 0xffff)]);
+        let sids: Vec<(u32, u32)> = w.iter().map(|d| (d.sid, d.executed)).collect();
+        assert_eq!(sids, vec![(4, !0), (5, !0), (6, !0), (4, !0), (5, 0xffff), (6, 0xffff)]);
+    }
+
+    #[test]
+    fn accesses_round_trip_in_affine_and_list_form() {
+        let mut w = WarpStream::new();
+        w.push(0, !0);
+        let affine: Vec<u64> = (0..32).map(|l| 0x100 + 4 * (l % 16) + 256 * (l / 16)).collect();
+        assert_eq!(w.push_access(1, !0, MemSpace::Global, 4, &affine), Ok(()));
+        let scattered = [7u64, 3, 90];
+        assert_eq!(w.push_access(2, 0b1011, MemSpace::Shared, 8, &scattered), Ok(()));
+        assert_eq!(w.push_access(1, !0, MemSpace::Global, 4, &affine), Ok(()));
+        assert_eq!(w.validate(3), Ok(()));
+        assert_eq!(w.shapes.len(), 2, "the repeated shape is shared");
+        let insts: Vec<DynInst> = w.iter().collect();
+        assert_eq!(insts[0].access, NO_ACCESS);
+        let mut buf = [0u64; 32];
+        let a = w.access(&insts[1]).map(|a| (a.space, a.bytes, a.addrs.expand(&mut buf).to_vec()));
+        assert_eq!(a, Some((MemSpace::Global, 4, affine.clone())));
+        assert!(matches!(w.access(&insts[1]).map(|a| a.addrs), Some(LaneAddrs::Affine { w: 16, sx: 4, sy: 256, .. })));
+        let b = w.access(&insts[2]).map(|a| (a.space, a.bytes, a.addrs.expand(&mut buf).to_vec()));
+        assert_eq!(b, Some((MemSpace::Shared, 8, scattered.to_vec())));
+        assert_eq!(w.access(&insts[3]).map(|a| a.addrs.expand(&mut buf).to_vec()), Some(affine));
+    }
+
+    #[test]
+    fn decoding_may_repeat_a_position_and_skip_ahead() {
+        let mut w = WarpStream::from_plain([(0, !0), (1, !0)]);
+        assert_eq!(w.push_access(2, 1, MemSpace::Local, 4, &[64]), Ok(()));
+        w.push(3, !0);
+        let mut c = Cursor::default();
+        assert_eq!(w.decode(0, &mut c).sid, 0);
+        assert_eq!(w.decode(0, &mut c).sid, 0);
+        let d = w.decode(2, &mut c);
+        assert_eq!((d.sid, d.executed, d.access), (2, 1, 0));
+        assert_eq!(w.decode(2, &mut c).access, 0);
+        assert_eq!(w.decode(3, &mut c).access, NO_ACCESS);
+        assert_eq!(w.decode(4, &mut c), DynInst::default());
+    }
+
+    #[test]
+    fn validation_rejects_ids_beyond_the_program() {
+        let w = WarpStream::from_plain([(0, !0), (1, !0), (2, !0)]);
+        assert_eq!(w.validate(3), Ok(()));
+        assert!(w.validate(2).is_err_and(|e| e.contains("static id")));
+    }
+}

@@ -80,6 +80,9 @@ pub struct StaticInst {
     pub rf_writes: u16,
     /// Predicates written.
     pub pred_writes: u16,
+    /// Bit `id % 64` for every register read or written: the scoreboard's quick test
+    /// ([`super::scoreboard::Scoreboard::blocked`]).
+    pub hazards: u64,
 }
 
 /// What the occupancy calculation needs to know about one kernel.
@@ -220,6 +223,8 @@ impl Program {
             dedup_keep_order(v);
         }
         let ops = self.operands.len() as u32;
+        let hazards =
+            [&reads, &preads, &writes, &pwrites].iter().flat_map(|v| v.iter()).fold(0u64, |m, &id| m | 1 << (id % 64));
         let counts = [reads.len(), preads.len(), writes.len(), pwrites.len()].map(|n| n.min(u16::MAX as usize) as u16);
         for (v, n) in [reads, preads, writes, pwrites].into_iter().zip(counts) {
             self.operands.extend(v.into_iter().take(n as usize));
@@ -235,6 +240,7 @@ impl Program {
             pred_reads: counts[1],
             rf_writes: counts[2],
             pred_writes: counts[3],
+            hazards,
         }
     }
 }

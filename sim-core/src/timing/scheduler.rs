@@ -80,6 +80,16 @@ impl Scheduler {
         matches!(self.policy, SchedulingPolicy::TwoLevel { .. })
     }
 
+    /// Loose round robin (the issue stage walks slot bit masks instead of [`Scheduler::nth`]).
+    pub fn is_lrr(&self) -> bool {
+        self.policy == SchedulingPolicy::Lrr
+    }
+
+    /// The warp that issued last.
+    pub fn last(&self) -> Option<u32> {
+        self.last
+    }
+
     /// True when no warp is assigned.
     pub fn is_empty(&self) -> bool {
         self.warps.is_empty()

@@ -35,11 +35,12 @@ impl Scoreboard {
         Scoreboard { lists: vec![Vec::new(); warps], summary: vec![0; warps] }
     }
 
-    /// The pending state blocking an instruction of `warp` reading `reads` and writing `writes`:
-    /// `Some(Memory)` if any blocking register waits on memory, else `Some(Alu)`, `None` if free.
-    pub fn blocked(&self, warp: usize, reads: &[u32], writes: &[u32]) -> Option<Pending> {
+    /// The pending state blocking an instruction of `warp` reading `reads` and writing `writes`
+    /// (`hazards`: bit `id % 64` of each): `Some(Memory)` if any blocking register waits on
+    /// memory, else `Some(Alu)`, `None` if free.
+    pub fn blocked(&self, warp: usize, reads: &[u32], writes: &[u32], hazards: u64) -> Option<Pending> {
         let summary = self.summary.get(warp).copied().unwrap_or(0);
-        if summary == 0 {
+        if summary & hazards == 0 {
             return None;
         }
         let list = self.lists.get(warp)?;

@@ -29,6 +29,19 @@ struct Blocked {
     unit: Option<UnitKind>,
 }
 
+/// The bits of 64-slot word `wi` whose slots lie in `lo..hi`.
+fn bits_between(lo: usize, hi: usize, wi: usize) -> u64 {
+    let base = wi * 64;
+    let from = lo.saturating_sub(base).min(64);
+    let to = hi.saturating_sub(base).min(64);
+    if to <= from {
+        return 0;
+    }
+    let upto = if to == 64 { u64::MAX } else { (1u64 << to) - 1 };
+    let below = if from == 64 { u64::MAX } else { (1u64 << from) - 1 };
+    upto & !below
+}
+
 /// Woken by an event of the warp's own, not by time.
 pub(super) const EVENT: u64 = u64::MAX;
 
@@ -102,8 +115,7 @@ impl Sm {
         let Some(sched) = self.schedulers.get_mut(s) else { return Scan::default() };
         let sb = &self.scoreboard;
         sched.refresh_active(|w| sb.waits_on_memory(w as usize));
-        let (start, n) = (sched.start(), sched.len());
-        let two_level = sched.is_two_level();
+        let (lrr, two_level) = (sched.is_lrr(), sched.is_two_level());
         let best = if two_level { StallCause::NoEligibleWarp } else { self.deep_best(s) };
         let mut scan = Scan { issued: false, best, wake: EVENT };
         // Warps not in deep sleep; once all are seen the rest of the order holds only deep
@@ -112,6 +124,13 @@ impl Sm {
         let group = self.sched_group.get(s).copied().unwrap_or(0);
         let oc_retry =
             self.sched_slots.get(s).is_some_and(|x| x.count_common(&self.deep_oc) > 0) && self.rf.collector_free(group);
+        if lrr {
+            self.scan_lrr(s, now, program, oc_retry, &mut scan);
+            self.end_scan(s, &scan);
+            return scan;
+        }
+        let Some(sched) = self.schedulers.get(s) else { return scan };
+        let (start, n) = (sched.start(), sched.len());
         let mut left = self.sched_slots.get(s).map_or(0, |x| x.count_without(&self.deep));
         for i in 0..n {
             if left == 0 && !two_level && !oc_retry {
@@ -136,13 +155,50 @@ impl Sm {
                 break;
             }
         }
+        self.end_scan(s, &scan);
+        scan
+    }
+
+    /// Loose round robin: the live warps of scheduler `s` that are not in deep sleep (and, with
+    /// `oc_retry`, those waiting for a collector while one is free) in slot order from the one
+    /// after the last to issue, wrapping — the order of [`super::scheduler::Scheduler::nth`],
+    /// walked over slot bit masks. Only an issue changes which warps qualify, and it ends the walk.
+    fn scan_lrr(&mut self, s: usize, now: u64, program: &Program, oc_retry: bool, scan: &mut Scan) {
+        let first = self.schedulers.get(s).and_then(|x| x.last()).map_or(0, |l| l as usize + 1);
+        let end = self.deep.word_count() * 64;
+        let group = self.sched_group.get(s).copied().unwrap_or(0);
+        for (lo, hi) in [(first.min(end), end), (0, first.min(end))] {
+            for wi in lo / 64..hi.div_ceil(64) {
+                let live = self.sched_slots.get(s).map_or(0, |x| x.word(wi));
+                let deep = self.deep.word(wi);
+                let oc = if oc_retry { live & deep & self.deep_oc.word(wi) } else { 0 };
+                let mut m = ((live & !deep) | oc) & bits_between(lo, hi, wi);
+                while m != 0 {
+                    let bit = m.trailing_zeros();
+                    m &= m - 1;
+                    let w = wi * 64 + bit as usize;
+                    if deep >> bit & 1 == 1 {
+                        if !self.rf.collector_free(group) {
+                            continue;
+                        }
+                        self.undeep(w);
+                    }
+                    if self.try_warp(s, w as u32, now, program, scan) {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// A scheduler that issued nothing sleeps until the earliest wake its scan found.
+    fn end_scan(&mut self, s: usize, scan: &Scan) {
         if !scan.issued {
             if let Some(sched) = self.schedulers.get_mut(s) {
                 sched.sleep_until = scan.wake;
                 sched.sleep_cause = scan.best;
             }
         }
-        scan
     }
 
     /// Looks at warp `w` of scheduler `s`: skipped while asleep, else issued if it can go (true),
@@ -192,7 +248,7 @@ impl Sm {
     /// Whether `s`, warp `w`'s next instruction, waits on a result in flight: a load's (memory)
     /// or another instruction's (scoreboard).
     fn dependence(&self, w: usize, s: &StaticInst, program: &Program) -> Option<StallCause> {
-        match self.scoreboard.blocked(w, program.reads_of(s), program.writes_of(s))? {
+        match self.scoreboard.blocked(w, program.reads_of(s), program.writes_of(s), s.hazards)? {
             Pending::Memory => Some(StallCause::Memory),
             Pending::Alu => Some(StallCause::Scoreboard),
         }

@@ -143,6 +143,11 @@ impl WarpSet {
         self.words.iter().zip(&other.words).map(|(a, b)| (a & !b).count_ones()).sum()
     }
 
+    /// The 64 slots from `64 × i` on, as a bit mask.
+    pub fn word(&self, i: usize) -> u64 {
+        self.words.get(i).copied().unwrap_or(0)
+    }
+
     /// Number of 64-slot words.
     pub fn word_count(&self) -> usize {
         self.words.len()

@@ -25,6 +25,10 @@ struct Cu {
 pub struct CollectorPool {
     cus: Vec<Cu>,
     per_group: u32,
+    /// Bit `i % 64` of word `i / 64` set while collector `i` is free.
+    free: Vec<u64>,
+    /// Collectors still waiting for reads.
+    collecting: u32,
     /// Collectors whose operands are all read and that have not yet been reported.
     done: Vec<CuId>,
 }
@@ -35,33 +39,71 @@ impl CollectorPool {
         let groups = geo.groups.max(1);
         let configured = gpu.register_file.collector_units / groups;
         let per_group = if configured == 0 { (geo.schedulers / groups).max(1) } else { configured };
-        CollectorPool { cus: vec![Cu::default(); (per_group * groups) as usize], per_group, done: Vec::new() }
+        let n = (per_group * groups) as usize;
+        let mut free = vec![0u64; n.div_ceil(64)];
+        for i in 0..n {
+            if let Some(w) = free.get_mut(i / 64) {
+                *w |= 1 << (i % 64);
+            }
+        }
+        CollectorPool { cus: vec![Cu::default(); n], per_group, free, collecting: 0, done: Vec::new() }
     }
 
-    /// A free collector of `group` for an instruction with `reads` outstanding reads.
-    pub fn try_allocate(&mut self, group: u32, reads: u32) -> Option<CuId> {
+    /// The lowest free collector of `group`.
+    fn first_free(&self, group: u32) -> Option<usize> {
         let start = (group * self.per_group) as usize;
-        let slots = self.cus.get_mut(start..start + self.per_group as usize)?;
-        let (i, cu) = slots.iter_mut().enumerate().find(|(_, c)| !c.busy)?;
+        let end = start + self.per_group as usize;
+        let mut i = start;
+        while i < end {
+            let word = self.free.get(i / 64)? >> (i % 64);
+            if word != 0 {
+                let at = i + word.trailing_zeros() as usize;
+                return (at < end).then_some(at);
+            }
+            i = (i / 64 + 1) * 64;
+        }
+        None
+    }
+
+    fn set_free(&mut self, i: usize, free: bool) {
+        if let Some(w) = self.free.get_mut(i / 64) {
+            if free {
+                *w |= 1 << (i % 64);
+            } else {
+                *w &= !(1 << (i % 64));
+            }
+        }
+    }
+
+    /// A free collector of `group` (the lowest) for an instruction with `reads` outstanding reads.
+    pub fn try_allocate(&mut self, group: u32, reads: u32) -> Option<CuId> {
+        let i = self.first_free(group)?;
+        let cu = self.cus.get_mut(i)?;
         *cu = Cu { busy: true, outstanding: reads };
-        let id = (start + i) as CuId;
+        self.set_free(i, false);
+        let id = i as CuId;
         if reads == 0 {
             self.done.push(id);
+        } else {
+            self.collecting += 1;
         }
         Some(id)
     }
 
     /// Whether a collector of `group` is free.
     pub fn has_free(&self, group: u32) -> bool {
-        let start = (group * self.per_group) as usize;
-        self.cus.get(start..start + self.per_group as usize).is_some_and(|s| s.iter().any(|c| !c.busy))
+        self.first_free(group).is_some()
     }
 
     /// One read of `cu` was granted; `true` if that was its last.
     pub fn granted(&mut self, cu: CuId) -> bool {
         let Some(c) = self.cus.get_mut(cu as usize) else { return false };
-        c.outstanding = c.outstanding.saturating_sub(1);
         if c.outstanding == 0 {
+            return false;
+        }
+        c.outstanding -= 1;
+        if c.outstanding == 0 {
+            self.collecting -= 1;
             self.done.push(cu);
             return true;
         }
@@ -75,13 +117,17 @@ impl CollectorPool {
 
     /// True while some collector waits for reads or has not been reported.
     pub fn pending(&self) -> bool {
-        !self.done.is_empty() || self.cus.iter().any(|c| c.busy && c.outstanding > 0)
+        !self.done.is_empty() || self.collecting > 0
     }
 
     /// Frees `cu`.
     pub fn release(&mut self, cu: CuId) {
         if let Some(c) = self.cus.get_mut(cu as usize) {
+            if c.busy && c.outstanding > 0 {
+                self.collecting -= 1;
+            }
             *c = Cu::default();
+            self.set_free(cu as usize, true);
         }
     }
 }

@@ -27,6 +27,8 @@ pub struct Scheduler {
     warps: Vec<u32>,
     /// Sorted by slot.
     by_slot: Vec<u32>,
+    /// By slot: the warp's position in `warps` (its age rank).
+    rank: Vec<u32>,
     last: Option<u32>,
     active: Vec<u32>,
     pending: VecDeque<u32>,
@@ -44,6 +46,7 @@ impl Scheduler {
             policy,
             warps: Vec::new(),
             by_slot: Vec::new(),
+            rank: Vec::new(),
             last: None,
             active: Vec::new(),
             pending: VecDeque::new(),
@@ -56,6 +59,12 @@ impl Scheduler {
     pub fn add(&mut self, warp: u32) {
         self.sleep_until = 0;
         self.warps.push(warp);
+        if self.rank.len() <= warp as usize {
+            self.rank.resize(warp as usize + 1, 0);
+        }
+        if let Some(r) = self.rank.get_mut(warp as usize) {
+            *r = self.warps.len() as u32 - 1;
+        }
         let at = self.by_slot.partition_point(|&w| w < warp);
         self.by_slot.insert(at, warp);
         if let SchedulingPolicy::TwoLevel { .. } = self.policy {
@@ -67,6 +76,11 @@ impl Scheduler {
     pub fn remove(&mut self, warp: u32) {
         self.sleep_until = 0;
         self.warps.retain(|&w| w != warp);
+        for (i, &w) in self.warps.iter().enumerate() {
+            if let Some(r) = self.rank.get_mut(w as usize) {
+                *r = i as u32;
+            }
+        }
         self.by_slot.retain(|&w| w != warp);
         self.active.retain(|&w| w != warp);
         self.pending.retain(|&w| w != warp);
@@ -83,6 +97,29 @@ impl Scheduler {
     /// Loose round robin (the issue stage walks slot bit masks instead of [`Scheduler::nth`]).
     pub fn is_lrr(&self) -> bool {
         self.policy == SchedulingPolicy::Lrr
+    }
+
+    /// Greedy-then-oldest or oldest-first: the order is by age, after the greedy warp if any.
+    pub fn is_age_ordered(&self) -> bool {
+        matches!(self.policy, SchedulingPolicy::Gto | SchedulingPolicy::OldestFirst)
+    }
+
+    /// The warp tried first whatever its age (GTO: the last to issue).
+    pub fn greedy(&self) -> Option<u32> {
+        match self.policy {
+            SchedulingPolicy::Gto => self.last,
+            _ => None,
+        }
+    }
+
+    /// The age rank of live warp `warp` (0: oldest).
+    pub fn age_rank(&self, warp: u32) -> u32 {
+        self.rank.get(warp as usize).copied().unwrap_or(0)
+    }
+
+    /// The warp of age rank `rank`.
+    pub fn by_age(&self, rank: u32) -> Option<u32> {
+        self.warps.get(rank as usize).copied()
     }
 
     /// The warp that issued last.

@@ -115,7 +115,7 @@ impl Sm {
         let Some(sched) = self.schedulers.get_mut(s) else { return Scan::default() };
         let sb = &self.scoreboard;
         sched.refresh_active(|w| sb.waits_on_memory(w as usize));
-        let (lrr, two_level) = (sched.is_lrr(), sched.is_two_level());
+        let (lrr, two_level, age_ordered) = (sched.is_lrr(), sched.is_two_level(), sched.is_age_ordered());
         let best = if two_level { StallCause::NoEligibleWarp } else { self.deep_best(s) };
         let mut scan = Scan { issued: false, best, wake: EVENT };
         // Warps not in deep sleep; once all are seen the rest of the order holds only deep
@@ -126,6 +126,11 @@ impl Sm {
             self.sched_slots.get(s).is_some_and(|x| x.count_common(&self.deep_oc) > 0) && self.rf.collector_free(group);
         if lrr {
             self.scan_lrr(s, now, program, oc_retry, &mut scan);
+            self.end_scan(s, &scan);
+            return scan;
+        }
+        if age_ordered && self.deep.word_count() == 1 {
+            self.scan_by_age(s, now, program, oc_retry, &mut scan);
             self.end_scan(s, &scan);
             return scan;
         }
@@ -187,6 +192,53 @@ impl Sm {
                         return;
                     }
                 }
+            }
+        }
+    }
+
+    /// Greedy-then-oldest and oldest-first with at most 64 warp slots: the qualifying warps (as
+    /// for [`Sm::scan_lrr`]) are placed by age rank in a bit mask and walked oldest first, after
+    /// the greedy warp — the order of [`super::scheduler::Scheduler::nth`], without visiting the
+    /// warps that do not qualify.
+    fn scan_by_age(&mut self, s: usize, now: u64, program: &Program, oc_retry: bool, scan: &mut Scan) {
+        let Some(sched) = self.schedulers.get(s) else { return };
+        let live = self.sched_slots.get(s).map_or(0, |x| x.word(0));
+        let deep = self.deep.word(0);
+        let oc = if oc_retry { live & deep & self.deep_oc.word(0) } else { 0 };
+        let qualify = (live & !deep) | oc;
+        let greedy = sched.greedy().filter(|&g| g < 64 && qualify >> g & 1 == 1);
+        let mut by_age = 0u64;
+        let mut m = qualify;
+        while m != 0 {
+            let w = m.trailing_zeros();
+            m &= m - 1;
+            if Some(w) != greedy {
+                by_age |= 1 << (sched.age_rank(w) % 64);
+            }
+        }
+        let group = self.sched_group.get(s).copied().unwrap_or(0);
+        let mut next = greedy;
+        loop {
+            let w = match next.take() {
+                Some(g) => g,
+                None if by_age != 0 => {
+                    let rank = by_age.trailing_zeros();
+                    by_age &= by_age - 1;
+                    match self.schedulers.get(s).and_then(|x| x.by_age(rank)) {
+                        Some(w) => w,
+                        None => continue,
+                    }
+                }
+                None => return,
+            };
+            if deep >> (w % 64) & 1 == 1 {
+                if !self.rf.collector_free(group) {
+                    continue;
+                }
+                self.undeep(w as usize);
+            }
+            if self.try_warp(s, w, now, program, scan) {
+                return;
             }
         }
     }

@@ -297,6 +297,23 @@ impl Sm {
         self.sleep_warp(w, s, Sleep { wake: EVENT, cause, epoch, unit: None });
     }
 
+    /// After a write-back of warp `w` at `now`: true if the warp sleeps on a dependence of its
+    /// next instruction and that instruction still waits, for the same cause — the look the
+    /// issue stage would take at it (every earlier check passed when it went to sleep, and
+    /// nothing but this write-back happened to it since) would put it back to sleep unchanged, so
+    /// it need not be woken.
+    pub(super) fn still_dependent(&self, w: usize, now: u64, program: &Program) -> bool {
+        let (Some(z), Some(warp)) = (self.sleep.get(w), self.warps.get(w)) else { return false };
+        if z.wake != EVENT || z.unit.is_some() || !matches!(z.cause, StallCause::Memory | StallCause::Scoreboard) {
+            return false;
+        }
+        if !self.deep.contains(w) || !warp.live || warp.pc >= warp.len || warp.at_barrier || !warp.ib.ready(now) {
+            return false;
+        }
+        let Some(st) = program.insts.get(warp.next.sid as usize) else { return false };
+        self.dependence(w, st, program) == Some(z.cause)
+    }
+
     /// Whether `s`, warp `w`'s next instruction, waits on a result in flight: a load's (memory)
     /// or another instruction's (scoreboard).
     fn dependence(&self, w: usize, s: &StaticInst, program: &Program) -> Option<StallCause> {

@@ -56,7 +56,11 @@ impl Sm {
                     warp.ib.resolved(now);
                 }
             }
-            self.wake(w);
+            if self.still_dependent(w, now, program) {
+                self.rescan(w);
+            } else {
+                self.wake(w);
+            }
         }
         self.finish_if_done(w, now);
     }

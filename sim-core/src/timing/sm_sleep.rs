@@ -53,6 +53,14 @@ impl Sm {
         }
     }
 
+    /// Warp `w`'s scheduler must look at its warps again (warp `w` itself keeps sleeping).
+    pub(super) fn rescan(&mut self, w: usize) {
+        let s = self.warps.get(w).map_or(0, |x| x.scheduler as usize);
+        if let Some(s) = self.schedulers.get_mut(s) {
+            s.sleep_until = 0;
+        }
+    }
+
     /// Warp `w`'s record says it sleeps until an event (`z.wake` = `u64::MAX`): the issue stage
     /// may skip it outright until [`Sm::undeep`].
     pub(super) fn sleep_warp(&mut self, w: usize, s: usize, z: Sleep) {

@@ -167,6 +167,8 @@ pub struct ExecUnits {
     pipes: Vec<Pipe>,
     /// Pipes of (kind, group): `ranges[kind × groups + group]`.
     ranges: Vec<(u32, u32)>,
+    /// Per (kind, group), as `ranges`: the earliest `free_at` of its pipes (0 for none).
+    free: Vec<u64>,
     groups: u32,
     /// Minimum cycles a warp instruction holds an SP/INT/DP pipeline (warp size / SIMD width).
     lane_cycles: u32,
@@ -201,7 +203,8 @@ impl ExecUnits {
             }
         }
         let lane_cycles = gpu.warp_size().div_ceil(cfg.simd_width.max(1)).max(1);
-        ExecUnits { pipes, ranges, groups, lane_cycles }
+        let free = vec![0; ranges.len()];
+        ExecUnits { pipes, ranges, free, groups, lane_cycles }
     }
 
     /// A number for the pool of pipelines `kind` instructions of `group` go to: equal for two
@@ -218,7 +221,19 @@ impl ExecUnits {
 
     /// The earliest cycle at which a pipeline of `kind` for `group` accepts an instruction.
     pub fn free_at(&self, kind: UnitKind, group: u32) -> u64 {
-        self.pipes.get(self.pool(kind, group)).and_then(|ps| ps.iter().map(|p| p.free_at).min()).unwrap_or(0)
+        self.free.get(kind.index() * self.groups as usize + group as usize).copied().unwrap_or(0)
+    }
+
+    /// Recomputes the earliest free cycle of every (kind, group) using the pool `range`.
+    fn refresh(&mut self, kind: UnitKind, range: core::ops::Range<usize>) {
+        let min = self.pipes.get(range.clone()).and_then(|ps| ps.iter().map(|p| p.free_at).min()).unwrap_or(0);
+        let first = kind.index() * self.groups as usize;
+        for e in first..first + self.groups as usize {
+            let same = self.ranges.get(e).is_some_and(|&(a, b)| a as usize == range.start && b as usize == range.end);
+            if let (true, Some(f)) = (same, self.free.get_mut(e)) {
+                *f = min;
+            }
+        }
     }
 
     /// Occupies the first free pipeline of `kind` for `group` at `now` for the instruction's
@@ -228,25 +243,22 @@ impl ExecUnits {
             UnitKind::Sp | UnitKind::Int | UnitKind::Dp => timing.initiation_interval.max(self.lane_cycles),
             _ => timing.initiation_interval.max(1),
         };
-        let range = self.pool(kind, group);
-        let Some(pipes) = self.pipes.get_mut(range) else { return false };
-        match pipes.iter_mut().find(|p| p.free_at <= now) {
-            Some(p) => {
-                p.free_at = now + u64::from(hold);
-                true
-            }
-            None => false,
-        }
+        self.occupy(kind, group, now, now + u64::from(hold))
     }
 
     /// Occupies the LD/ST pipeline of `group` from `now` until `until` (a memory instruction
-    /// that sends several transactions).
+    /// that sends several transactions); `false` if none is free.
     pub fn hold_until(&mut self, kind: UnitKind, group: u32, now: u64, until: u64) -> bool {
+        self.occupy(kind, group, now, until.max(now + 1))
+    }
+
+    fn occupy(&mut self, kind: UnitKind, group: u32, now: u64, until: u64) -> bool {
         let range = self.pool(kind, group);
-        let Some(pipes) = self.pipes.get_mut(range) else { return false };
+        let Some(pipes) = self.pipes.get_mut(range.clone()) else { return false };
         match pipes.iter_mut().find(|p| p.free_at <= now) {
             Some(p) => {
-                p.free_at = until.max(now + 1);
+                p.free_at = until;
+                self.refresh(kind, range);
                 true
             }
             None => false,

@@ -99,6 +99,8 @@ pub struct Sm {
     pub(super) ready: Vec<VecDeque<Ready>>,
     /// Instructions in `ready`.
     pub(super) ready_len: usize,
+    /// Bit `q` set while `ready[q]` is not empty (pools beyond 64 are always visited).
+    pub(super) ready_pools: u64,
     /// Per warp slot: the first cycle the issue stage must look at it again (`u64::MAX`: after
     /// an event of its own, see [`Sm::wake`]) and why it could not issue when last looked at.
     pub(super) sleep: Vec<Sleep>,
@@ -152,6 +154,7 @@ impl Sm {
             collected: Vec::new(),
             ready: vec![VecDeque::new(); UNIT_KINDS * geo.groups.max(1) as usize],
             ready_len: 0,
+            ready_pools: 0,
             sleep: vec![Sleep { wake: 0, cause: StallCause::Idle, epoch: 0, unit: None }; geo.max_warps as usize],
             cu_epoch: vec![0; geo.groups.max(1) as usize],
             cu_full_at: vec![u64::MAX; geo.groups.max(1) as usize],
@@ -281,6 +284,9 @@ impl Sm {
             if let Some(queue) = self.ready.get_mut(q) {
                 queue.push_back(Ready { cu, at: now + extra, unit, group });
                 self.ready_len += 1;
+                if q < 64 {
+                    self.ready_pools |= 1 << q;
+                }
             }
         }
         self.dispatch(now, cx);

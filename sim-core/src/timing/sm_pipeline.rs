@@ -83,20 +83,38 @@ impl Sm {
         if self.ready_len == 0 {
             return;
         }
-        for q in 0..self.ready.len() {
-            while let Some(r) = self.ready.get(q).and_then(|x| x.front().copied()) {
-                if r.at > now || self.units.free_at(r.unit, r.group) > now || !self.try_dispatch(r.cu, now, cx) {
-                    break;
+        if self.ready.len() <= 64 {
+            // Only the non-empty pools, in index order (dispatch fills no pool).
+            let mut pools = self.ready_pools;
+            while pools != 0 {
+                let q = pools.trailing_zeros() as usize;
+                pools &= pools - 1;
+                self.dispatch_pool(q, now, cx);
+            }
+        } else {
+            for q in 0..self.ready.len() {
+                self.dispatch_pool(q, now, cx);
+            }
+        }
+    }
+
+    /// Dispatches from the front of pool `q`'s queue while its unit takes instructions.
+    fn dispatch_pool(&mut self, q: usize, now: u64, cx: &mut ChipContext<'_>) {
+        while let Some(r) = self.ready.get(q).and_then(|x| x.front().copied()) {
+            if r.at > now || self.units.free_at(r.unit, r.group) > now || !self.try_dispatch(r.cu, now, cx) {
+                break;
+            }
+            if let Some(x) = self.ready.get_mut(q) {
+                x.pop_front();
+                if x.is_empty() && q < 64 {
+                    self.ready_pools &= !(1 << q);
                 }
-                if let Some(x) = self.ready.get_mut(q) {
-                    x.pop_front();
-                }
-                self.ready_len -= 1;
-                self.rf.release(r.cu);
-                self.collector_freed(r.group);
-                if let Some(slot) = self.in_cu.get_mut(r.cu as usize) {
-                    *slot = None;
-                }
+            }
+            self.ready_len -= 1;
+            self.rf.release(r.cu);
+            self.collector_freed(r.group);
+            if let Some(slot) = self.in_cu.get_mut(r.cu as usize) {
+                *slot = None;
             }
         }
     }

@@ -171,7 +171,6 @@ impl Sm {
     fn scan_lrr(&mut self, s: usize, now: u64, program: &Program, oc_retry: bool, scan: &mut Scan) {
         let first = self.schedulers.get(s).and_then(|x| x.last()).map_or(0, |l| l as usize + 1);
         let end = self.deep.word_count() * 64;
-        let group = self.sched_group.get(s).copied().unwrap_or(0);
         for (lo, hi) in [(first.min(end), end), (0, first.min(end))] {
             for wi in lo / 64..hi.div_ceil(64) {
                 let live = self.sched_slots.get(s).map_or(0, |x| x.word(wi));
@@ -181,14 +180,8 @@ impl Sm {
                 while m != 0 {
                     let bit = m.trailing_zeros();
                     m &= m - 1;
-                    let w = wi * 64 + bit as usize;
-                    if deep >> bit & 1 == 1 {
-                        if !self.rf.collector_free(group) {
-                            continue;
-                        }
-                        self.undeep(w);
-                    }
-                    if self.try_warp(s, w as u32, now, program, scan) {
+                    let w = (wi * 64) as u32 + bit;
+                    if self.try_qualifying(s, w, deep >> bit & 1 == 1, now, program, scan) {
                         return;
                     }
                 }
@@ -216,7 +209,6 @@ impl Sm {
                 by_age |= 1 << (sched.age_rank(w) % 64);
             }
         }
-        let group = self.sched_group.get(s).copied().unwrap_or(0);
         let mut next = greedy;
         loop {
             let w = match next.take() {
@@ -231,16 +223,25 @@ impl Sm {
                 }
                 None => return,
             };
-            if deep >> (w % 64) & 1 == 1 {
-                if !self.rf.collector_free(group) {
-                    continue;
-                }
-                self.undeep(w as usize);
-            }
-            if self.try_warp(s, w, now, program, scan) {
+            if self.try_qualifying(s, w, deep >> (w % 64) & 1 == 1, now, program, scan) {
                 return;
             }
         }
+    }
+
+    /// Tries warp `w`, which qualified for this scan of scheduler `s`: a deep sleeper (`deep`)
+    /// qualified by waiting for a collector and is looked at only while its group has one free.
+    /// True if it issued.
+    #[inline]
+    fn try_qualifying(&mut self, s: usize, w: u32, deep: bool, now: u64, program: &Program, scan: &mut Scan) -> bool {
+        if deep {
+            let group = self.sched_group.get(s).copied().unwrap_or(0);
+            if !self.rf.collector_free(group) {
+                return false;
+            }
+            self.undeep(w as usize);
+        }
+        self.try_warp(s, w, now, program, scan)
     }
 
     /// A scheduler that issued nothing sleeps until the earliest wake its scan found.

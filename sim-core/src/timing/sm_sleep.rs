@@ -47,10 +47,7 @@ impl Sm {
         if let Some(x) = self.sleep.get_mut(w) {
             x.wake = 0;
         }
-        let s = self.warps.get(w).map_or(0, |x| x.scheduler as usize);
-        if let Some(s) = self.schedulers.get_mut(s) {
-            s.sleep_until = 0;
-        }
+        self.rescan(w);
     }
 
     /// Warp `w`'s scheduler must look at its warps again (warp `w` itself keeps sleeping).

@@ -128,11 +128,6 @@ impl WarpSet {
         had
     }
 
-    /// The 64 slots from `64 × i` on, in both `self` and `other`, as a bit mask.
-    pub fn common_word(&self, other: &WarpSet, i: usize) -> u64 {
-        self.words.get(i).copied().unwrap_or(0) & other.words.get(i).copied().unwrap_or(0)
-    }
-
     /// Number of slots in both `self` and `other`.
     pub fn count_common(&self, other: &WarpSet) -> u32 {
         self.words.iter().zip(&other.words).map(|(a, b)| (a & b).count_ones()).sum()
@@ -151,19 +146,5 @@ impl WarpSet {
     /// Number of 64-slot words.
     pub fn word_count(&self) -> usize {
         self.words.len()
-    }
-
-    /// The slots in both `self` and `other`, ascending.
-    pub fn intersection<'a>(&'a self, other: &'a WarpSet) -> impl Iterator<Item = usize> + 'a {
-        self.words.iter().zip(&other.words).enumerate().flat_map(|(i, (a, b))| {
-            let mut m = a & b;
-            core::iter::from_fn(move || {
-                (m != 0).then(|| {
-                    let bit = m.trailing_zeros() as usize;
-                    m &= m - 1;
-                    i * 64 + bit
-                })
-            })
-        })
     }
 }

@@ -13,17 +13,11 @@ use alloc::vec::Vec;
 use super::{CuId, SmGeometry};
 use crate::gpu::GpuConfig;
 
-/// One collector.
-#[derive(Clone, Copy, Debug, Default)]
-struct Cu {
-    busy: bool,
-    outstanding: u32,
-}
-
 /// The collectors of one SM.
 #[derive(Clone, Debug)]
 pub struct CollectorPool {
-    cus: Vec<Cu>,
+    /// Per collector: reads still to be granted (0 for a free one).
+    outstanding: Vec<u32>,
     per_group: u32,
     /// Bit `i % 64` of word `i / 64` set while collector `i` is free.
     free: Vec<u64>,
@@ -46,7 +40,7 @@ impl CollectorPool {
                 *w |= 1 << (i % 64);
             }
         }
-        CollectorPool { cus: vec![Cu::default(); n], per_group, free, collecting: 0, done: Vec::new() }
+        CollectorPool { outstanding: vec![0; n], per_group, free, collecting: 0, done: Vec::new() }
     }
 
     /// The lowest free collector of `group`.
@@ -78,8 +72,7 @@ impl CollectorPool {
     /// A free collector of `group` (the lowest) for an instruction with `reads` outstanding reads.
     pub fn try_allocate(&mut self, group: u32, reads: u32) -> Option<CuId> {
         let i = self.first_free(group)?;
-        let cu = self.cus.get_mut(i)?;
-        *cu = Cu { busy: true, outstanding: reads };
+        *self.outstanding.get_mut(i)? = reads;
         self.set_free(i, false);
         let id = i as CuId;
         if reads == 0 {
@@ -97,12 +90,12 @@ impl CollectorPool {
 
     /// One read of `cu` was granted; `true` if that was its last.
     pub fn granted(&mut self, cu: CuId) -> bool {
-        let Some(c) = self.cus.get_mut(cu as usize) else { return false };
-        if c.outstanding == 0 {
+        let Some(c) = self.outstanding.get_mut(cu as usize) else { return false };
+        if *c == 0 {
             return false;
         }
-        c.outstanding -= 1;
-        if c.outstanding == 0 {
+        *c -= 1;
+        if *c == 0 {
             self.collecting -= 1;
             self.done.push(cu);
             return true;
@@ -122,11 +115,11 @@ impl CollectorPool {
 
     /// Frees `cu`.
     pub fn release(&mut self, cu: CuId) {
-        if let Some(c) = self.cus.get_mut(cu as usize) {
-            if c.busy && c.outstanding > 0 {
+        if let Some(c) = self.outstanding.get_mut(cu as usize) {
+            if *c > 0 {
                 self.collecting -= 1;
             }
-            *c = Cu::default();
+            *c = 0;
             self.set_free(cu as usize, true);
         }
     }

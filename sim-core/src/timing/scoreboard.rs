@@ -7,8 +7,9 @@
 //! add.f32 %f2, %f1, %f1       → blocked on %f1: a memory stall, not an ALU RAW stall
 //! ```
 //!
-//! A warp has few writes in flight, so each keeps a short list plus a 64-bit summary (bit
-//! `id % 64`) that answers most "is anything pending?" questions without a scan.
+//! A register has at most one write in flight (WAW blocks issue), so each warp keeps two bit
+//! sets over register ids — pending, and pending on memory — in one flat array, plus a 64-bit
+//! summary (bit `id % 64`) that answers most "is anything pending?" questions with one AND.
 
 use alloc::vec;
 use alloc::vec::Vec;
@@ -25,14 +26,20 @@ pub enum Pending {
 /// The scoreboard of one SM.
 #[derive(Clone, Debug)]
 pub struct Scoreboard {
-    lists: Vec<Vec<(u32, Pending)>>,
+    /// 64-bit words per warp in `pending` and `memory` (grows with the largest id reserved).
+    words: usize,
+    /// Per warp, `words` words: bit `id` set while register `id` has a write in flight.
+    pending: Vec<u64>,
+    /// Per warp, `words` words: bit `id` set while that write is a load's (or atomic's).
+    memory: Vec<u64>,
+    /// Per warp: the OR of its `pending` words (bit `id % 64`).
     summary: Vec<u64>,
 }
 
 impl Scoreboard {
     /// Empty for `warps` warp slots.
     pub fn new(warps: usize) -> Self {
-        Scoreboard { lists: vec![Vec::new(); warps], summary: vec![0; warps] }
+        Scoreboard { words: 1, pending: vec![0; warps], memory: vec![0; warps], summary: vec![0; warps] }
     }
 
     /// The pending state blocking an instruction of `warp` reading `reads` and writing `writes`
@@ -43,51 +50,139 @@ impl Scoreboard {
         if summary & hazards == 0 {
             return None;
         }
-        let list = self.lists.get(warp)?;
+        let base = warp * self.words;
         let mut found = None;
         for &id in reads.iter().chain(writes) {
             if summary & (1 << (id % 64)) == 0 {
                 continue;
             }
-            match list.iter().find(|(r, _)| *r == id) {
-                Some((_, Pending::Memory)) => return Some(Pending::Memory),
-                Some((_, Pending::Alu)) => found = Some(Pending::Alu),
-                None => {}
+            let (i, bit) = (id as usize / 64, id % 64);
+            if i >= self.words || self.pending.get(base + i).is_none_or(|p| p >> bit & 1 == 0) {
+                continue;
             }
+            if self.memory.get(base + i).is_some_and(|m| m >> bit & 1 == 1) {
+                return Some(Pending::Memory);
+            }
+            found = Some(Pending::Alu);
         }
         found
     }
 
     /// Reserves `writes` of `warp`.
     pub fn reserve(&mut self, warp: usize, writes: &[u32], why: Pending) {
-        let (Some(list), Some(sum)) = (self.lists.get_mut(warp), self.summary.get_mut(warp)) else { return };
         for &id in writes {
-            list.push((id, why));
-            *sum |= 1 << (id % 64);
+            let i = id as usize / 64;
+            if i >= self.words {
+                self.widen(i + 1);
+            }
+            let at = warp * self.words + i;
+            let bit = 1u64 << (id % 64);
+            if let Some(p) = self.pending.get_mut(at) {
+                *p |= bit;
+            }
+            if let Some(m) = self.memory.get_mut(at) {
+                if why == Pending::Memory {
+                    *m |= bit;
+                } else {
+                    *m &= !bit;
+                }
+            }
+            if let Some(s) = self.summary.get_mut(warp) {
+                *s |= bit;
+            }
         }
     }
 
     /// Releases `writes` of `warp`.
     pub fn release(&mut self, warp: usize, writes: &[u32]) {
-        let (Some(list), Some(sum)) = (self.lists.get_mut(warp), self.summary.get_mut(warp)) else { return };
-        for w in writes {
-            if let Some(i) = list.iter().position(|(r, _)| r == w) {
-                list.swap_remove(i);
+        let base = warp * self.words;
+        for &id in writes {
+            let at = base + id as usize / 64;
+            if id as usize / 64 >= self.words {
+                continue;
+            }
+            let bit = !(1u64 << (id % 64));
+            if let Some(p) = self.pending.get_mut(at) {
+                *p &= bit;
+            }
+            if let Some(m) = self.memory.get_mut(at) {
+                *m &= bit;
             }
         }
-        *sum = list.iter().fold(0, |s, (r, _)| s | (1 << (r % 64)));
+        let all = self.pending.get(base..base + self.words).map_or(0, |ws| ws.iter().fold(0, |s, w| s | w));
+        if let Some(s) = self.summary.get_mut(warp) {
+            *s = all;
+        }
     }
 
     /// True if any register of `warp` is pending on memory (two-level scheduling, CTA parking).
     pub fn waits_on_memory(&self, warp: usize) -> bool {
-        self.lists.get(warp).is_some_and(|l| l.iter().any(|(_, p)| *p == Pending::Memory))
+        let base = warp * self.words;
+        self.memory.get(base..base + self.words).is_some_and(|ws| ws.iter().any(|&w| w != 0))
     }
 
     /// Clears `warp` (its slot is reused).
     pub fn clear(&mut self, warp: usize) {
-        if let (Some(list), Some(sum)) = (self.lists.get_mut(warp), self.summary.get_mut(warp)) {
-            list.clear();
-            *sum = 0;
+        let base = warp * self.words;
+        for v in [&mut self.pending, &mut self.memory] {
+            if let Some(ws) = v.get_mut(base..base + self.words) {
+                ws.fill(0);
+            }
         }
+        if let Some(s) = self.summary.get_mut(warp) {
+            *s = 0;
+        }
+    }
+
+    /// Re-lays the bit sets out with `words` words per warp.
+    fn widen(&mut self, words: usize) {
+        let warps = self.summary.len();
+        for v in [&mut self.pending, &mut self.memory] {
+            let mut wide = vec![0u64; warps * words];
+            for (w, chunk) in v.chunks(self.words).enumerate() {
+                if let Some(dst) = wide.get_mut(w * words..w * words + chunk.len()) {
+                    dst.copy_from_slice(chunk);
+                }
+            }
+            *v = wide;
+        }
+        self.words = words;
+    }
+}
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_wins_over_alu_and_release_clears() {
+        let mut sb = Scoreboard::new(4);
+        let hz = |ids: &[u32]| ids.iter().fold(0u64, |m, &i| m | 1 << (i % 64));
+        sb.reserve(1, &[3], Pending::Alu);
+        sb.reserve(1, &[70], Pending::Memory);
+        assert_eq!(sb.blocked(1, &[3], &[], hz(&[3])), Some(Pending::Alu));
+        assert_eq!(sb.blocked(1, &[3, 70], &[], hz(&[3, 70])), Some(Pending::Memory));
+        // Same id % 64 as a pending register, but not pending itself.
+        assert_eq!(sb.blocked(1, &[6], &[], hz(&[6])), None);
+        assert_eq!(sb.blocked(0, &[3], &[], hz(&[3])), None);
+        assert!(sb.waits_on_memory(1) && !sb.waits_on_memory(0));
+        sb.release(1, &[70]);
+        assert!(!sb.waits_on_memory(1));
+        assert_eq!(sb.blocked(1, &[], &[3], hz(&[3])), Some(Pending::Alu));
+        sb.release(1, &[3]);
+        assert_eq!(sb.blocked(1, &[3, 70], &[], u64::MAX), None);
+    }
+
+    #[test]
+    fn widening_keeps_other_warps() {
+        let mut sb = Scoreboard::new(3);
+        sb.reserve(2, &[5], Pending::Memory);
+        sb.reserve(0, &[200], Pending::Alu);
+        assert_eq!(sb.blocked(2, &[5], &[], 1 << 5), Some(Pending::Memory));
+        assert_eq!(sb.blocked(0, &[200], &[], 1 << (200 % 64)), Some(Pending::Alu));
+        sb.clear(2);
+        assert_eq!(sb.blocked(2, &[5], &[], 1 << 5), None);
+        assert_eq!(sb.blocked(0, &[200], &[], u64::MAX), Some(Pending::Alu));
     }
 }

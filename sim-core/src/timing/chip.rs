@@ -103,23 +103,69 @@ impl ChipRun {
                 return Ok(());
             }
             let t = self.now;
-            self.simulate_cycle(t, feed, program, gpu, options)?;
+            self.sample_until(t);
+            // Until the first dispatch, and while a launch left a CTA to account for, one cycle
+            // at a time; otherwise up to the first cycle a CTA could finish (where the dispatcher
+            // acts), the cycle before the next occupancy sample, the budget and this step's end.
+            let pending = self.sms.iter().any(|sm| !sm.finished.is_empty());
+            let end = if !self.started || pending {
+                t
+            } else {
+                let mut finish = u64::MAX;
+                for sm in self.sms.iter_mut() {
+                    if sm.finish_bound <= t {
+                        sm.finish_bound = sm.earliest_cta_finish(t);
+                    }
+                    finish = finish.min(sm.finish_bound);
+                }
+                finish
+                    .min(self.next_sample.saturating_sub(1))
+                    .min(options.max_cycles.saturating_sub(1))
+                    .min(stop.saturating_sub(1))
+                    .max(t)
+            };
+            let last = self.simulate_window(t, end, program);
+            self.end_of_cycle(end, feed, program, gpu, options)?;
             if self.dispatcher.drained && self.dispatcher.in_flight() == 0 {
-                self.close(t + 1);
+                self.close(end + 1);
                 self.outcome = Outcome::Finished;
                 return Ok(());
             }
             let next = self.sms.iter().map(Sm::next_event).min().unwrap_or(u64::MAX);
             if next == u64::MAX {
-                return Err(TimingError::Deadlock { cycle: t });
+                return Err(TimingError::Deadlock { cycle: last.unwrap_or(end) });
             }
-            self.now = next.max(t + 1);
+            self.now = next.max(end + 1);
         }
         Ok(())
     }
 
-    /// Cycle `t`: the SMs due simulate it, finished CTAs leave, new ones are dispatched.
-    fn simulate_cycle(
+    /// Simulates every SM's cycles in `t..=end` (no CTA can finish before `end`, so SMs interact
+    /// only through the L2). Each SM runs ahead on its own — its state stays in the host's cache —
+    /// and stops before a cycle whose dispatch may reach the L2; stopped SMs resume in (cycle,
+    /// SM) order, so the L2 sees exactly the request order of simulating the SMs cycle by cycle.
+    /// Returns the last cycle any SM simulated.
+    fn simulate_window(&mut self, t: u64, end: u64, program: &Program) -> Option<u64> {
+        let mut cx = ChipContext { program, l2: &mut self.l2, mem_stats: &mut self.mem_stats };
+        let mut last = None;
+        // Per SM: the cycle it stopped in, before that cycle's dispatch.
+        let mut stopped: Vec<Option<u64>> = Vec::with_capacity(self.sms.len());
+        for sm in self.sms.iter_mut() {
+            stopped.push(run_ahead(sm, end, &mut cx, &mut last));
+        }
+        debug_assert!(stopped.iter().flatten().all(|&c| c >= t));
+        loop {
+            let next = stopped.iter().enumerate().filter_map(|(i, c)| c.map(|c| (c, i))).min();
+            let Some((c, i)) = next else { break };
+            let (Some(sm), Some(slot)) = (self.sms.get_mut(i), stopped.get_mut(i)) else { break };
+            sm.cycle_back(c, &mut cx);
+            *slot = run_ahead(sm, end, &mut cx, &mut last);
+        }
+        last
+    }
+
+    /// The end of cycle `t`: finished CTAs leave, new ones are dispatched.
+    fn end_of_cycle(
         &mut self,
         t: u64,
         feed: &mut Feed,
@@ -127,13 +173,6 @@ impl ChipRun {
         gpu: &GpuConfig,
         options: &TimingOptions,
     ) -> Result<(), TimingError> {
-        self.sample_until(t);
-        let mut cx = ChipContext { program, l2: &mut self.l2, mem_stats: &mut self.mem_stats };
-        for sm in self.sms.iter_mut() {
-            if sm.next_event() <= t {
-                sm.cycle(t, &mut cx);
-            }
-        }
         let mut freed = !self.started;
         for sm in self.sms.iter_mut() {
             for _ in sm.finished.drain(..) {
@@ -245,6 +284,23 @@ fn register_file_report(scheme: SchemeStats) -> RegisterFileReport {
     let bank_conflicts =
         scheme.bank_conflicts_read_read + scheme.bank_conflicts_read_write + scheme.bank_conflicts_write_write;
     RegisterFileReport { scheme, reads, writes, bank_conflicts, energy_nj, energy_total_nj: total }
+}
+
+/// Runs `sm` through its cycles up to `end` until one whose dispatch may reach the L2: returns
+/// that cycle (its first half done) or `None` when the SM has nothing more to do by `end`.
+fn run_ahead(sm: &mut Sm, end: u64, cx: &mut ChipContext<'_>, last: &mut Option<u64>) -> Option<u64> {
+    loop {
+        let c = sm.next_event();
+        if c > end {
+            return None;
+        }
+        *last = Some(last.map_or(c, |l| l.max(c)));
+        sm.cycle_front(c, cx.program);
+        if sm.may_reach_l2(c, cx.program) {
+            return Some(c);
+        }
+        sm.cycle_back(c, cx);
+    }
 }
 
 /// The SM's shape under `gpu` with `max_warps` warp slots.

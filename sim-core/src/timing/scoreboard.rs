@@ -150,7 +150,6 @@ impl Scoreboard {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

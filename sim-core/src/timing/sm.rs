@@ -101,6 +101,11 @@ pub struct Sm {
     pub(super) ready_len: usize,
     /// Bit `q` set while `ready[q]` is not empty (pools beyond 64 are always visited).
     pub(super) ready_pools: u64,
+    /// Bit `q` set for the LD/ST pools among the first 64.
+    pub(super) ldst_pools: u64,
+    /// A cycle before which no resident CTA can finish (see [`Sm::earliest_cta_finish`]); 0
+    /// after a launch. It stays a valid bound as cycles pass: a warp cannot issue faster.
+    pub finish_bound: u64,
     /// Per warp slot: the first cycle the issue stage must look at it again (`u64::MAX`: after
     /// an event of its own, see [`Sm::wake`]) and why it could not issue when last looked at.
     pub(super) sleep: Vec<Sleep>,
@@ -141,12 +146,17 @@ impl Sm {
     /// An empty SM of `gpu` with register file `rf`.
     pub fn new(gpu: &GpuConfig, geo: SmGeometry, rf: Box<dyn RegisterFileScheme>) -> Self {
         let policy = gpu.scheduler.policy;
+        let units = ExecUnits::new(gpu, geo.groups);
+        let ldst_pools = (0..geo.groups.max(1))
+            .map(|g| units.pool_id(UnitKind::LdSt, g))
+            .filter(|&q| q < 64)
+            .fold(0u64, |m, q| m | 1 << q);
         Sm {
             warps: vec![Warp::empty(); geo.max_warps as usize],
             ctas: Vec::new(),
             schedulers: (0..geo.schedulers).map(|_| Scheduler::new(policy)).collect(),
             scoreboard: Scoreboard::new(geo.max_warps as usize),
-            units: ExecUnits::new(gpu, geo.groups),
+            units,
             rf,
             mem: SmMemory::new(gpu),
             wb: WritebackQueue::default(),
@@ -155,6 +165,8 @@ impl Sm {
             ready: vec![VecDeque::new(); UNIT_KINDS * geo.groups.max(1) as usize],
             ready_len: 0,
             ready_pools: 0,
+            ldst_pools,
+            finish_bound: 0,
             sleep: vec![Sleep { wake: 0, cause: StallCause::Idle, epoch: 0, unit: None }; geo.max_warps as usize],
             cu_epoch: vec![0; geo.groups.max(1) as usize],
             cu_full_at: vec![u64::MAX; geo.groups.max(1) as usize],
@@ -232,6 +244,7 @@ impl Sm {
             }
         }
         self.next_event = self.next_event.min(now + 1);
+        self.finish_bound = 0;
         for w in self.ctas.get(slot).and_then(|c| c.as_ref()).map(|c| c.slots.clone()).unwrap_or_default() {
             self.finish_if_done(w as usize, now);
         }
@@ -270,15 +283,16 @@ impl Sm {
         self.live_warps += 1;
     }
 
-    /// Simulates cycle `now`.
-    pub fn cycle(&mut self, now: u64, cx: &mut ChipContext<'_>) {
+    /// The first half of cycle `now`: write-back, operand collection, and collected
+    /// instructions joining their unit's queue. Nothing in it reads or writes chip-wide state.
+    pub fn cycle_front(&mut self, now: u64, program: &Program) {
         self.account_until(now);
-        self.writeback(now, cx.program);
+        self.writeback(now, program);
         self.rf.cycle(now, &mut self.collected);
         let extra = u64::from(self.rf.extra_read_stages());
         for cu in self.collected.drain(..) {
             let Some(Some(f)) = self.in_cu.get(cu as usize) else { continue };
-            let unit = cx.program.insts.get(f.inst.sid as usize).map_or(UnitKind::Sp, |s| s.unit);
+            let unit = program.insts.get(f.inst.sid as usize).map_or(UnitKind::Sp, |s| s.unit);
             let group = self.warps.get(f.warp as usize).map_or(0, |w| w.group);
             let q = self.units.pool_id(unit, group);
             if let Some(queue) = self.ready.get_mut(q) {
@@ -289,6 +303,11 @@ impl Sm {
                 }
             }
         }
+    }
+
+    /// The second half of cycle `now` (after [`Sm::cycle_front`]): dispatch — where global and
+    /// local accesses reach the chip's L2 — and issue.
+    pub fn cycle_back(&mut self, now: u64, cx: &mut ChipContext<'_>) {
         self.dispatch(now, cx);
         let (issued, wake) = self.issue(now, cx.program);
         self.accounted_to = now + 1;
@@ -298,6 +317,32 @@ impl Sm {
             let wb = self.wb.next_event(now).unwrap_or(u64::MAX);
             wb.min(wake).max(now + 1)
         };
+    }
+
+    /// Simulates cycle `now`.
+    pub fn cycle(&mut self, now: u64, cx: &mut ChipContext<'_>) {
+        self.cycle_front(now, cx.program);
+        self.cycle_back(now, cx);
+    }
+
+    /// The earliest cycle, from `now` on, at which a resident CTA could finish: each warp issues
+    /// at most `issue_per_cycle` (+ 1 with dual issue) instructions a cycle, and a warp's last
+    /// instruction completes no earlier than it issues. `u64::MAX` without resident CTAs.
+    pub fn earliest_cta_finish(&self, now: u64) -> u64 {
+        let per_cycle = u64::from(self.issue_per_cycle + u32::from(self.dual_issue)).max(1);
+        let mut earliest = u64::MAX;
+        for (slot, c) in self.ctas.iter().enumerate() {
+            let Some(c) = c else { continue };
+            let mut slowest = 0u64;
+            for &w in &c.slots {
+                // A finished warp's slot may hold a later CTA's warp.
+                if let Some(warp) = self.warps.get(w as usize).filter(|x| x.live && x.cta as usize == slot) {
+                    slowest = slowest.max(u64::from(warp.len.saturating_sub(warp.pc)).div_ceil(per_cycle));
+                }
+            }
+            earliest = earliest.min(now + slowest.saturating_sub(1));
+        }
+        earliest
     }
 
     /// Caches warp `w`'s next instruction (after its `pc` moved).

@@ -78,6 +78,43 @@ impl Sm {
         }
     }
 
+    /// Whether dispatch at `now` (after [`Sm::cycle_front`]) may send a global or local access
+    /// to the L2 — the only chip-wide state an SM cycle touches. Walks each LD/ST queue as
+    /// [`Sm::dispatch_pool`] would: the first instruction that can start decides (any access
+    /// keeps the unit busy for the rest of the cycle).
+    pub(super) fn may_reach_l2(&self, now: u64, program: &Program) -> bool {
+        if self.ready_len == 0 {
+            return false;
+        }
+        let pools = if self.ready.len() <= 64 { self.ready_pools & self.ldst_pools } else { u64::MAX };
+        let mut m = pools;
+        while m != 0 {
+            let q = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let Some(queue) = self.ready.get(q) else { break };
+            for r in queue {
+                if r.unit != UnitKind::LdSt || r.at > now || self.units.free_at(UnitKind::LdSt, r.group) > now {
+                    break;
+                }
+                let Some(Some(f)) = self.in_cu.get(r.cu as usize) else { continue };
+                let Some(s) = program.insts.get(f.inst.sid as usize) else { continue };
+                if s.mem == MemOp::None {
+                    break;
+                }
+                let recorded = self
+                    .warps
+                    .get(f.warp as usize)
+                    .and_then(|w| self.ctas.get(w.cta as usize).and_then(Option::as_ref).map(|c| (c, w.index)))
+                    .and_then(|(c, index)| c.access(index, &f.inst).map(|a| a.space));
+                if matches!(recorded.or(s.space).unwrap_or(MemSpace::Global), MemSpace::Global | MemSpace::Local) {
+                    return true;
+                }
+                break;
+            }
+        }
+        false
+    }
+
     /// Sends collected instructions to free execution units, oldest first for each unit.
     pub(super) fn dispatch(&mut self, now: u64, cx: &mut ChipContext<'_>) {
         if self.ready_len == 0 {

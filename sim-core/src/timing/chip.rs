@@ -28,6 +28,12 @@ use crate::gpu::GpuConfig;
 
 const MAX_SAMPLES: usize = 1024;
 
+/// Windows shorter than this many cycles are not worth running ahead for…
+const MIN_WINDOW: u64 = 4;
+
+/// …and after one, this many cycles are simulated one at a time.
+const LOCKSTEP_STRETCH: u64 = 32;
+
 /// A run of one scheme.
 pub struct ChipRun {
     entry: &'static SchemeEntry,
@@ -45,6 +51,8 @@ pub struct ChipRun {
     timeline: OccupancyTimeline,
     next_sample: u64,
     max_warps: u32,
+    /// Cycles before this one are simulated one at a time (see [`MIN_WINDOW`]).
+    lockstep_until: u64,
 }
 
 impl ChipRun {
@@ -73,6 +81,7 @@ impl ChipRun {
             timeline: OccupancyTimeline { interval_cycles: options.sample_interval_cycles.max(1), samples: Vec::new() },
             next_sample: 0,
             max_warps,
+            lockstep_until: 0,
         }
     }
 
@@ -107,8 +116,10 @@ impl ChipRun {
             // Until the first dispatch, and while a launch left a CTA to account for, one cycle
             // at a time; otherwise up to the first cycle a CTA could finish (where the dispatcher
             // acts), the cycle before the next occupancy sample, the budget and this step's end.
+            // When CTAs are short, windows are too: then a stretch of cycles one at a time,
+            // without working out how far the SMs could run ahead.
             let pending = self.sms.iter().any(|sm| !sm.finished.is_empty());
-            let end = if !self.started || pending {
+            let end = if !self.started || pending || t < self.lockstep_until {
                 t
             } else {
                 let mut finish = u64::MAX;
@@ -118,13 +129,17 @@ impl ChipRun {
                     }
                     finish = finish.min(sm.finish_bound);
                 }
-                finish
+                let end = finish
                     .min(self.next_sample.saturating_sub(1))
                     .min(options.max_cycles.saturating_sub(1))
                     .min(stop.saturating_sub(1))
-                    .max(t)
+                    .max(t);
+                if end - t < MIN_WINDOW {
+                    self.lockstep_until = t + LOCKSTEP_STRETCH;
+                }
+                end
             };
-            let last = self.simulate_window(t, end, program);
+            let last = if end == t { self.simulate_cycle(t, program) } else { self.simulate_window(t, end, program) };
             self.end_of_cycle(end, feed, program, gpu, options)?;
             if self.dispatcher.drained && self.dispatcher.in_flight() == 0 {
                 self.close(end + 1);
@@ -138,6 +153,19 @@ impl ChipRun {
             self.now = next.max(end + 1);
         }
         Ok(())
+    }
+
+    /// Simulates cycle `t`: the SMs due simulate it, in SM order. Returns `t` if any did.
+    fn simulate_cycle(&mut self, t: u64, program: &Program) -> Option<u64> {
+        let mut cx = ChipContext { program, l2: &mut self.l2, mem_stats: &mut self.mem_stats };
+        let mut any = false;
+        for sm in self.sms.iter_mut() {
+            if sm.next_event() <= t {
+                sm.cycle(t, &mut cx);
+                any = true;
+            }
+        }
+        any.then_some(t)
     }
 
     /// Simulates every SM's cycles in `t..=end` (no CTA can finish before `end`, so SMs interact

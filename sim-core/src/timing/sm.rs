@@ -105,7 +105,7 @@ pub struct Sm {
     pub(super) ldst_pools: u64,
     /// A cycle before which no resident CTA can finish (see [`Sm::earliest_cta_finish`]); 0
     /// after a launch. It stays a valid bound as cycles pass: a warp cannot issue faster.
-    pub finish_bound: u64,
+    pub(super) finish_bound: u64,
     /// Per warp slot: the first cycle the issue stage must look at it again (`u64::MAX`: after
     /// an event of its own, see [`Sm::wake`]) and why it could not issue when last looked at.
     pub(super) sleep: Vec<Sleep>,
@@ -285,7 +285,7 @@ impl Sm {
 
     /// The first half of cycle `now`: write-back, operand collection, and collected
     /// instructions joining their unit's queue. Nothing in it reads or writes chip-wide state.
-    pub fn cycle_front(&mut self, now: u64, program: &Program) {
+    pub(super) fn cycle_front(&mut self, now: u64, program: &Program) {
         self.account_until(now);
         self.writeback(now, program);
         self.rf.cycle(now, &mut self.collected);
@@ -307,7 +307,7 @@ impl Sm {
 
     /// The second half of cycle `now` (after [`Sm::cycle_front`]): dispatch — where global and
     /// local accesses reach the chip's L2 — and issue.
-    pub fn cycle_back(&mut self, now: u64, cx: &mut ChipContext<'_>) {
+    pub(super) fn cycle_back(&mut self, now: u64, cx: &mut ChipContext<'_>) {
         self.dispatch(now, cx);
         let (issued, wake) = self.issue(now, cx.program);
         self.accounted_to = now + 1;
@@ -328,7 +328,7 @@ impl Sm {
     /// The earliest cycle, from `now` on, at which a resident CTA could finish: each warp issues
     /// at most `issue_per_cycle` (+ 1 with dual issue) instructions a cycle, and a warp's last
     /// instruction completes no earlier than it issues. `u64::MAX` without resident CTAs.
-    pub fn earliest_cta_finish(&self, now: u64) -> u64 {
+    pub(super) fn earliest_cta_finish(&self, now: u64) -> u64 {
         let per_cycle = u64::from(self.issue_per_cycle + u32::from(self.dual_issue)).max(1);
         let mut earliest = u64::MAX;
         for (slot, c) in self.ctas.iter().enumerate() {
@@ -416,6 +416,10 @@ impl Sm {
             let Some(w) = self.ctas.get(cta).and_then(|c| c.as_ref()).and_then(|c| c.slots.get(i).copied()) else {
                 return;
             };
+            // A slot whose warp finished may already hold a later CTA's warp.
+            if self.warps.get(w as usize).is_none_or(|x| x.cta as usize != cta) {
+                continue;
+            }
             if let Some(warp) = self.warps.get_mut(w as usize) {
                 if warp.live && warp.at_barrier {
                     warp.at_barrier = false;

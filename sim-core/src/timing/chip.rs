@@ -7,6 +7,18 @@
 //!          (their warps issue from t + 1) → occupancy samples → next t = earliest SM event
 //! ```
 //!
+//! The result is that of simulating every SM cycle by cycle, but the host runs each SM ahead
+//! through a window of cycles at a time (so its state stays in the host's cache): the window
+//! ends before the first cycle any resident CTA could finish — no warp issues more than the
+//! issue width a cycle — or an occupancy sample is due, and within it an SM stops before a
+//! cycle whose dispatch may reach the L2; stopped SMs resume in (cycle, SM) order, the order
+//! the L2 would see cycle by cycle.
+//!
+//! ```text
+//! window 100..=131: SM 0 runs 100–131 · SM 1 stops at 104 (a global load) · SM 2 stops at 101
+//!   → SM 2's 101 dispatch, on to 131 · SM 1's 104 dispatch, on to 131 → CTA finishes at 131
+//! ```
+//!
 //! The run starts with every SM idle at cycle 0 and the first CTAs dispatched at its end; it ends
 //! in the cycle its last CTA finishes (`cycles` counts cycles 0 to that one).
 

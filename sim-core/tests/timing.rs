@@ -5,7 +5,7 @@
 
 use sim_core::exec::LaunchSetup;
 use sim_core::gpu::presets;
-use sim_core::timing::report::Report;
+use sim_core::timing::report::{Outcome, Report};
 use sim_core::timing::{Simulation, TimingOptions};
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::{console_log, wasm_bindgen_test, wasm_bindgen_test_configure};
@@ -93,6 +93,43 @@ fn hotspot_on_volta_report_is_the_same_everywhere() {
     assert_eq!(reports.first().map(|r| r.warp_instructions), Some(573_440));
     let json = serde_json::to_string(&reports).unwrap_or_default();
     assert_eq!(fnv1a(&json), HOTSPOT_VOLTA_DIGEST, "report digest (update the pin only for a deliberate model change)");
+}
+
+/// A simulation of `ptx` under `launch` on fermi-gtx480 with `options`.
+fn simulation(ptx: &str, launch: &str, options: TimingOptions) -> Option<Simulation> {
+    let module = sim_core::ptx::compile(ptx).ok()?;
+    let setup = LaunchSetup::from_json(launch).ok()?;
+    let gpu = presets::by_name("fermi-gtx480")?;
+    Simulation::from_launch(&module, &setup, &gpu, &["baseline"], options).ok()
+}
+
+/// Advancing in small steps (as the web worker does) gives the report of one run to the end,
+/// and a cycle budget cuts the run exactly there: the SMs' run-ahead windows end at both.
+#[test]
+#[cfg(not(target_arch = "wasm32"))]
+fn steps_and_budgets_do_not_change_the_simulation() {
+    let (_, ptx, launch) = EXAMPLES[1];
+    let whole = simulate(ptx, launch, &["baseline"]);
+    let Some(mut sim) = simulation(ptx, launch, TimingOptions::default()) else { panic!("hotspot does not simulate") };
+    let mut steps = 0;
+    while !sim.step(997).map(|p| p.finished).unwrap_or(true) {
+        steps += 1;
+    }
+    assert!(steps > 20, "{steps} steps");
+    assert_eq!(sim.reports(), whole);
+
+    let full = whole.first().map_or(0, |r| r.cycles);
+    let budget = full / 2;
+    let options = TimingOptions { max_cycles: budget, ..TimingOptions::default() };
+    let Some(mut sim) = simulation(ptx, launch, options) else { panic!("hotspot does not simulate") };
+    let cut = sim.run_to_end().unwrap_or_default();
+    let cut = cut.first();
+    assert_eq!(cut.map(|r| r.cycles), Some(budget));
+    assert!(
+        cut.is_some_and(|r| matches!(r.outcome, Outcome::BudgetExceeded { budget_cycles } if budget_cycles == budget))
+    );
+    let (done, all) = (cut.map_or(0, |r| r.warp_instructions), whole.first().map_or(0, |r| r.warp_instructions));
+    assert!(done > 0 && done < all, "{done} of {all} warp-instructions within half the cycles");
 }
 
 #[cfg(target_arch = "wasm32")]

@@ -110,7 +110,9 @@ fn simulation(ptx: &str, launch: &str, options: TimingOptions) -> Option<Simulat
 fn steps_and_budgets_do_not_change_the_simulation() {
     let (_, ptx, launch) = EXAMPLES[1];
     let whole = simulate(ptx, launch, &["baseline"]);
-    let Some(mut sim) = simulation(ptx, launch, TimingOptions::default()) else { panic!("hotspot does not simulate") };
+    let sim = simulation(ptx, launch, TimingOptions::default());
+    assert!(sim.is_some(), "hotspot does not simulate");
+    let Some(mut sim) = sim else { return };
     let mut steps = 0;
     while !sim.step(997).map(|p| p.finished).unwrap_or(true) {
         steps += 1;
@@ -121,7 +123,9 @@ fn steps_and_budgets_do_not_change_the_simulation() {
     let full = whole.first().map_or(0, |r| r.cycles);
     let budget = full / 2;
     let options = TimingOptions { max_cycles: budget, ..TimingOptions::default() };
-    let Some(mut sim) = simulation(ptx, launch, options) else { panic!("hotspot does not simulate") };
+    let sim = simulation(ptx, launch, options);
+    assert!(sim.is_some(), "hotspot does not simulate under a budget");
+    let Some(mut sim) = sim else { return };
     let cut = sim.run_to_end().unwrap_or_default();
     let cut = cut.first();
     assert_eq!(cut.map(|r| r.cycles), Some(budget));

@@ -9,8 +9,9 @@
 //!
 //! The result is that of simulating every SM cycle by cycle, but the host runs each SM ahead
 //! through a window of cycles at a time (so its state stays in the host's cache): the window
-//! ends before the first cycle any resident CTA could finish — no warp issues more than the
-//! issue width a cycle — or an occupancy sample is due, and within it an SM stops before a
+//! ends before the first cycle any resident CTA could finish — its slowest warp has at least
+//! the CTA's average of instructions left and issues at most the issue width a cycle — or an
+//! occupancy sample is due, and within it an SM stops before a
 //! cycle whose dispatch may reach the L2; stopped SMs resume in (cycle, SM) order, the order
 //! the L2 would see cycle by cycle.
 //!
@@ -40,12 +41,6 @@ use crate::gpu::GpuConfig;
 
 const MAX_SAMPLES: usize = 1024;
 
-/// Windows shorter than this many cycles are not worth running ahead for…
-const MIN_WINDOW: u64 = 4;
-
-/// …and after one, this many cycles are simulated one at a time.
-const LOCKSTEP_STRETCH: u64 = 32;
-
 /// A run of one scheme.
 pub struct ChipRun {
     entry: &'static SchemeEntry,
@@ -63,8 +58,6 @@ pub struct ChipRun {
     timeline: OccupancyTimeline,
     next_sample: u64,
     max_warps: u32,
-    /// Cycles before this one are simulated one at a time (see [`MIN_WINDOW`]).
-    lockstep_until: u64,
 }
 
 impl ChipRun {
@@ -93,7 +86,6 @@ impl ChipRun {
             timeline: OccupancyTimeline { interval_cycles: options.sample_interval_cycles.max(1), samples: Vec::new() },
             next_sample: 0,
             max_warps,
-            lockstep_until: 0,
         }
     }
 
@@ -128,10 +120,8 @@ impl ChipRun {
             // Until the first dispatch, and while a launch left a CTA to account for, one cycle
             // at a time; otherwise up to the first cycle a CTA could finish (where the dispatcher
             // acts), the cycle before the next occupancy sample, the budget and this step's end.
-            // When CTAs are short, windows are too: then a stretch of cycles one at a time,
-            // without working out how far the SMs could run ahead.
             let pending = self.sms.iter().any(|sm| !sm.finished.is_empty());
-            let end = if !self.started || pending || t < self.lockstep_until {
+            let end = if !self.started || pending {
                 t
             } else {
                 let mut finish = u64::MAX;
@@ -141,15 +131,11 @@ impl ChipRun {
                     }
                     finish = finish.min(sm.finish_bound);
                 }
-                let end = finish
+                finish
                     .min(self.next_sample.saturating_sub(1))
                     .min(options.max_cycles.saturating_sub(1))
                     .min(stop.saturating_sub(1))
-                    .max(t);
-                if end - t < MIN_WINDOW {
-                    self.lockstep_until = t + LOCKSTEP_STRETCH;
-                }
-                end
+                    .max(t)
             };
             let last = if end == t { self.simulate_cycle(t, program) } else { self.simulate_window(t, end, program) };
             self.end_of_cycle(end, feed, program, gpu, options)?;

@@ -221,10 +221,12 @@ impl Sm {
             }
         };
         let mut slots = Vec::with_capacity(stream.warps.len());
+        let mut remaining = 0u64;
         for (index, ws) in stream.warps.iter().enumerate() {
             let Some(w) = self.warps.iter().position(|w| !w.live) else { break };
             self.start_warp(w, slot as u32, index as u32, number, ws.len(), now);
             slots.push(w as u32);
+            remaining += u64::from(ws.len());
         }
         let live_warps = slots.len() as u32;
         if live_warps == 0 {
@@ -232,7 +234,7 @@ impl Sm {
             return;
         }
         if let Some(c) = self.ctas.get_mut(slot) {
-            *c = Some(ResidentCta { stream, slots, live_warps, waiting: 0, registers });
+            *c = Some(ResidentCta { stream, slots, live_warps, waiting: 0, registers, remaining });
         }
         if let Some(n) = self.cta_numbers.get_mut(slot) {
             *n = number;
@@ -325,22 +327,16 @@ impl Sm {
         self.cycle_back(now, cx);
     }
 
-    /// The earliest cycle, from `now` on, at which a resident CTA could finish: each warp issues
-    /// at most `issue_per_cycle` (+ 1 with dual issue) instructions a cycle, and a warp's last
-    /// instruction completes no earlier than it issues. `u64::MAX` without resident CTAs.
+    /// A cycle, from `now` on, before which no resident CTA can finish: a CTA's slowest warp has
+    /// at least its share of the CTA's remaining instructions to issue, at most
+    /// `issue_per_cycle` (+ 1 with dual issue) a cycle, and a warp's last instruction completes
+    /// no earlier than it issues. `u64::MAX` without resident CTAs.
     pub(super) fn earliest_cta_finish(&self, now: u64) -> u64 {
         let per_cycle = u64::from(self.issue_per_cycle + u32::from(self.dual_issue)).max(1);
         let mut earliest = u64::MAX;
-        for (slot, c) in self.ctas.iter().enumerate() {
-            let Some(c) = c else { continue };
-            let mut slowest = 0u64;
-            for &w in &c.slots {
-                // A finished warp's slot may hold a later CTA's warp.
-                if let Some(warp) = self.warps.get(w as usize).filter(|x| x.live && x.cta as usize == slot) {
-                    slowest = slowest.max(u64::from(warp.len.saturating_sub(warp.pc)).div_ceil(per_cycle));
-                }
-            }
-            earliest = earliest.min(now + slowest.saturating_sub(1));
+        for c in self.ctas.iter().flatten() {
+            let slowest = c.remaining.div_ceil(u64::from(c.live_warps.max(1)));
+            earliest = earliest.min(now + slowest.div_ceil(per_cycle).saturating_sub(1));
         }
         earliest
     }

@@ -8,12 +8,11 @@
 //! ```
 //!
 //! The result is that of simulating every SM cycle by cycle, but the host runs each SM ahead
-//! through a window of cycles at a time (so its state stays in the host's cache): the window
-//! ends before the first cycle any resident CTA could finish — its slowest warp has at least
-//! the CTA's average of instructions left and issues at most the issue width a cycle — or an
-//! occupancy sample is due, and within it an SM stops before a
-//! cycle whose dispatch may reach the L2; stopped SMs resume in (cycle, SM) order, the order
-//! the L2 would see cycle by cycle.
+//! through a window of cycles at a time (so its state stays in the host's cache). A window ends
+//! at the first cycle any resident CTA could finish — its slowest warp has at least the CTA's
+//! average of instructions left and issues at most the issue width a cycle — or before an
+//! occupancy sample. Within it an SM stops before a cycle whose dispatch may reach the L2, and
+//! stopped SMs resume in (cycle, SM) order, the order the L2 would see cycle by cycle.
 //!
 //! ```text
 //! window 100..=131: SM 0 runs 100–131 · SM 1 stops at 104 (a global load) · SM 2 stops at 101

@@ -6,11 +6,13 @@
 //! write-back at due: scheme.try_write (bank free?) → scoreboard release → branch resolves
 //! ```
 
+use alloc::collections::VecDeque;
+
 use super::exec_units::UnitKind;
 use super::memory::MemAccess;
 use super::program::{Control, MemOp, Program};
 use super::regfile::WriteRequest;
-use super::sm::{ChipContext, Sm};
+use super::sm::{ChipContext, Ready, Sm};
 use super::trace::{LaneAddrs, MemSpace};
 use super::writeback::Completion;
 
@@ -86,31 +88,39 @@ impl Sm {
         if self.ready_len == 0 {
             return false;
         }
-        let pools = if self.ready.len() <= 64 { self.ready_pools & self.ldst_pools } else { u64::MAX };
-        let mut m = pools;
+        if self.ready.len() > 64 {
+            return self.ready.iter().any(|q| self.ldst_front_reaches_l2(q, now, program));
+        }
+        let mut m = self.ready_pools & self.ldst_pools;
         while m != 0 {
             let q = m.trailing_zeros() as usize;
             m &= m - 1;
-            let Some(queue) = self.ready.get(q) else { break };
-            for r in queue {
-                if r.unit != UnitKind::LdSt || r.at > now || self.units.free_at(UnitKind::LdSt, r.group) > now {
-                    break;
-                }
-                let Some(Some(f)) = self.in_cu.get(r.cu as usize) else { continue };
-                let Some(s) = program.insts.get(f.inst.sid as usize) else { continue };
-                if s.mem == MemOp::None {
-                    break;
-                }
-                let recorded = self
-                    .warps
-                    .get(f.warp as usize)
-                    .and_then(|w| self.ctas.get(w.cta as usize).and_then(Option::as_ref).map(|c| (c, w.index)))
-                    .and_then(|(c, index)| c.access(index, &f.inst).map(|a| a.space));
-                if matches!(recorded.or(s.space).unwrap_or(MemSpace::Global), MemSpace::Global | MemSpace::Local) {
-                    return true;
-                }
-                break;
+            if self.ready.get(q).is_some_and(|q| self.ldst_front_reaches_l2(q, now, program)) {
+                return true;
             }
+        }
+        false
+    }
+
+    /// Whether the instruction of `queue` that dispatch would start at `now` is an LD/ST
+    /// access to global or local memory.
+    fn ldst_front_reaches_l2(&self, queue: &VecDeque<Ready>, now: u64, program: &Program) -> bool {
+        for r in queue {
+            if r.unit != UnitKind::LdSt || r.at > now || self.units.free_at(UnitKind::LdSt, r.group) > now {
+                return false;
+            }
+            // Dispatch passes over an entry without an instruction; so does this.
+            let Some(Some(f)) = self.in_cu.get(r.cu as usize) else { continue };
+            let Some(s) = program.insts.get(f.inst.sid as usize) else { continue };
+            if s.mem == MemOp::None {
+                return false;
+            }
+            let recorded = self
+                .warps
+                .get(f.warp as usize)
+                .and_then(|w| self.ctas.get(w.cta as usize).and_then(Option::as_ref).map(|c| (c, w.index)))
+                .and_then(|(c, index)| c.access(index, &f.inst).map(|a| a.space));
+            return matches!(recorded.or(s.space).unwrap_or(MemSpace::Global), MemSpace::Global | MemSpace::Local);
         }
         false
     }

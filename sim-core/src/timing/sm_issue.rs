@@ -123,7 +123,7 @@ impl Sm {
         // sleepers refused a collector are looked at again, in order, while one is free.
         let group = self.sched_group.get(s).copied().unwrap_or(0);
         let oc_retry =
-            self.sched_slots.get(s).is_some_and(|x| x.count_common(&self.deep_oc) > 0) && self.rf.collector_free(group);
+            self.sched_slots.get(s).is_some_and(|x| x.intersects(&self.deep_oc)) && self.rf.collector_free(group);
         if lrr {
             self.scan_lrr(s, now, program, oc_retry, &mut scan);
             self.end_scan(s, &scan);

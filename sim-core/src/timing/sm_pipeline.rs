@@ -10,7 +10,7 @@ use alloc::collections::VecDeque;
 
 use super::exec_units::UnitKind;
 use super::memory::MemAccess;
-use super::program::{Control, MemOp, Program};
+use super::program::{Control, MemOp, Program, StaticInst};
 use super::regfile::WriteRequest;
 use super::sm::{ChipContext, Ready, Sm};
 use super::trace::{LaneAddrs, MemSpace};
@@ -112,15 +112,12 @@ impl Sm {
             // Dispatch passes over an entry without an instruction; so does this.
             let Some(Some(f)) = self.in_cu.get(r.cu as usize) else { continue };
             let Some(s) = program.insts.get(f.inst.sid as usize) else { continue };
-            if s.mem == MemOp::None {
-                return false;
-            }
             let recorded = self
                 .warps
                 .get(f.warp as usize)
                 .and_then(|w| self.ctas.get(w.cta as usize).and_then(Option::as_ref).map(|c| (c, w.index)))
                 .and_then(|(c, index)| c.access(index, &f.inst).map(|a| a.space));
-            return matches!(recorded.or(s.space).unwrap_or(MemSpace::Global), MemSpace::Global | MemSpace::Local);
+            return matches!(memory_space(s, recorded), MemSpace::Global | MemSpace::Local);
         }
         false
     }
@@ -178,9 +175,8 @@ impl Sm {
             }
             let Some(Some(c)) = self.ctas.get(cta) else { return true };
             let recorded = c.access(index, &f.inst);
-            let space = recorded.map(|a| a.space).or(s.space).unwrap_or(MemSpace::Global);
             let access = MemAccess {
-                space: if s.mem == MemOp::None { MemSpace::Shared } else { space },
+                space: memory_space(&s, recorded.map(|a| a.space)),
                 op: s.mem,
                 addrs: recorded.map_or(LaneAddrs::List(&[]), |a| a.addrs),
                 bytes: recorded.map_or(0, |a| u32::from(a.bytes)),
@@ -200,5 +196,16 @@ impl Sm {
         };
         self.wb.push(Completion { due: due + extra_write, seq: f.seq, warp: f.warp, sid: f.inst.sid });
         true
+    }
+}
+
+/// The space the memory model times an LD/ST instruction `s` in: the one its access record
+/// resolved, else the one it names, else global; shared for an LD/ST-unit instruction without
+/// a memory operation.
+fn memory_space(s: &StaticInst, recorded: Option<MemSpace>) -> MemSpace {
+    if s.mem == MemOp::None {
+        MemSpace::Shared
+    } else {
+        recorded.or(s.space).unwrap_or(MemSpace::Global)
     }
 }

@@ -130,9 +130,9 @@ impl WarpSet {
         had
     }
 
-    /// Number of slots in both `self` and `other`.
-    pub fn count_common(&self, other: &WarpSet) -> u32 {
-        self.words.iter().zip(&other.words).map(|(a, b)| (a & b).count_ones()).sum()
+    /// Some slot is in both `self` and `other`.
+    pub fn intersects(&self, other: &WarpSet) -> bool {
+        self.words.iter().zip(&other.words).any(|(a, b)| a & b != 0)
     }
 
     /// Number of slots in `self` but not in `other`.

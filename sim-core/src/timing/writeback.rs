@@ -8,15 +8,17 @@
 //! due at 20: add (r3), ld (r7), mul (r9); width 2 → add and ld written at 20, mul at 21
 //! ```
 //!
-//! Pending results wait on a timing wheel: one bucket per cycle of the next [`WHEEL`] cycles
-//! (ALU latencies and most memory round trips), a heap for anything due later.
+//! Pending results wait on a timing wheel kept small so that it stays in the host's cache: one
+//! bucket of [`SLOTS`] results per cycle of the next [`WHEEL`] cycles (ALU latencies, L1 hits),
+//! with a bit per bucket saying which hold anything; a heap takes whatever is due later or does
+//! not fit its bucket.
 
 use alloc::collections::{BinaryHeap, VecDeque};
 use alloc::vec::Vec;
 use core::cmp::Reverse;
 
 /// A completing instruction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Completion {
     /// Cycle the result is available for write-back.
     pub due: u64,
@@ -28,19 +30,25 @@ pub struct Completion {
     pub sid: u32,
 }
 
-/// Cycles the wheel covers.
-pub const WHEEL: u64 = 256;
+/// Cycles the wheel covers (one bit each in a `u64`).
+pub const WHEEL: u64 = 64;
+
+/// Results one bucket holds.
+pub const SLOTS: usize = 4;
 
 /// The write-back stage of one SM.
 #[derive(Clone, Debug)]
 pub struct WritebackQueue {
-    /// Bucket `t mod WHEEL` holds the results due at `t`, for `t` in `[next, next + WHEEL)`.
-    wheel: Vec<Vec<Completion>>,
-    /// Results in the wheel.
-    in_wheel: usize,
+    /// Bucket `t mod WHEEL` (slots `SLOTS·b ..`) holds results due at `t`, for `t` in
+    /// `[next, next + WHEEL)`.
+    wheel: Vec<Completion>,
+    /// Results in each bucket.
+    counts: [u8; WHEEL as usize],
+    /// Bit `b` set while bucket `b` is not empty.
+    occupied: u64,
     /// The first cycle not yet collected.
     next: u64,
-    /// Results due at `next + WHEEL` or later when pushed.
+    /// Results due at `next + WHEEL` or later when pushed, or pushed to a full bucket.
     far: BinaryHeap<Reverse<Completion>>,
     /// Results due and not yet written, oldest first.
     due: VecDeque<Completion>,
@@ -49,8 +57,9 @@ pub struct WritebackQueue {
 impl Default for WritebackQueue {
     fn default() -> Self {
         WritebackQueue {
-            wheel: (0..WHEEL).map(|_| Vec::new()).collect(),
-            in_wheel: 0,
+            wheel: alloc::vec![Completion::default(); WHEEL as usize * SLOTS],
+            counts: [0; WHEEL as usize],
+            occupied: 0,
             next: 0,
             far: BinaryHeap::new(),
             due: VecDeque::new(),
@@ -62,10 +71,14 @@ impl WritebackQueue {
     /// A result that will be due at `c.due`.
     pub fn push(&mut self, c: Completion) {
         if c.due >= self.next && c.due < self.next + WHEEL {
-            if let Some(b) = self.wheel.get_mut((c.due % WHEEL) as usize) {
-                b.push(c);
-                self.in_wheel += 1;
-                return;
+            let b = (c.due % WHEEL) as usize;
+            if let Some(n) = self.counts.get_mut(b) {
+                if let Some(slot) = self.wheel.get_mut(b * SLOTS + usize::from(*n)).filter(|_| usize::from(*n) < SLOTS) {
+                    *slot = c;
+                    *n += 1;
+                    self.occupied |= 1 << b;
+                    return;
+                }
             }
         }
         self.far.push(Reverse(c));
@@ -75,33 +88,47 @@ impl WritebackQueue {
     pub fn collect_due(&mut self, now: u64) {
         let end = now + 1;
         while self.next < end {
-            if self.in_wheel == 0 {
-                // Nothing on the wheel: jump to the next far result (or to `end`).
-                let far = self.far.peek().map_or(end, |Reverse(c)| c.due.max(self.next));
-                if far >= end {
+            let t = match self.first_pending() {
+                Some(t) if t < end => t,
+                _ => {
                     self.next = end;
                     break;
                 }
-                self.next = far;
-            }
-            let t = self.next;
-            let slot = (t % WHEEL) as usize;
-            if let Some(b) = self.wheel.get_mut(slot) {
-                while let Some(Reverse(c)) = self.far.peek().copied() {
-                    if c.due > t {
-                        break;
-                    }
-                    self.far.pop();
-                    b.push(c);
-                    self.in_wheel += 1;
+            };
+            let b = (t % WHEEL) as usize;
+            let before = self.due.len();
+            let n = self.counts.get(b).map_or(0, |&n| usize::from(n));
+            if n > 0 && t >= self.next {
+                self.due.extend(self.wheel.get(b * SLOTS..b * SLOTS + n).unwrap_or(&[]).iter().copied());
+                if let Some(c) = self.counts.get_mut(b) {
+                    *c = 0;
                 }
-                if !b.is_empty() {
-                    b.sort_unstable();
-                    self.in_wheel -= b.len();
-                    self.due.extend(b.drain(..));
+                self.occupied &= !(1 << b);
+            }
+            while let Some(Reverse(c)) = self.far.peek().copied() {
+                if c.due > t {
+                    break;
+                }
+                self.far.pop();
+                self.due.push_back(c);
+            }
+            if self.due.len() - before > 1 {
+                if let Some(new) = self.due.make_contiguous().get_mut(before..) {
+                    new.sort_unstable();
                 }
             }
             self.next = t + 1;
+        }
+    }
+
+    /// The first cycle, from `next` on, with a result waiting (on the wheel or far).
+    fn first_pending(&self) -> Option<u64> {
+        let wheel = (self.occupied != 0)
+            .then(|| self.next + u64::from(self.occupied.rotate_right((self.next % WHEEL) as u32).trailing_zeros()));
+        let far = self.far.peek().map(|Reverse(c)| c.due.max(self.next));
+        match (wheel, far) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
         }
     }
 
@@ -120,22 +147,67 @@ impl WritebackQueue {
         if !self.due.is_empty() {
             return Some(now + 1);
         }
-        let far = self.far.peek().map(|Reverse(c)| c.due);
-        let wheel = (self.in_wheel > 0)
-            .then(|| {
-                (self.next..self.next + WHEEL)
-                    .find(|&t| self.wheel.get((t % WHEEL) as usize).is_some_and(|b| !b.is_empty()))
-            })
-            .flatten();
-        match (far, wheel) {
-            (Some(a), Some(b)) => Some(a.min(b).max(now + 1)),
-            (Some(a), None) | (None, Some(a)) => Some(a.max(now + 1)),
-            (None, None) => None,
-        }
+        self.first_pending().map(|t| t.max(now + 1))
     }
 
     /// Nothing pending.
     pub fn is_empty(&self) -> bool {
-        self.due.is_empty() && self.in_wheel == 0 && self.far.is_empty()
+        self.due.is_empty() && self.occupied == 0 && self.far.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c(due: u64, seq: u64) -> Completion {
+        Completion { due, seq, warp: 0, sid: 0 }
+    }
+
+    fn drain(q: &mut WritebackQueue) -> Vec<(u64, u64)> {
+        let mut out = Vec::new();
+        while let Some(x) = q.take(0) {
+            out.push((x.due, x.seq));
+        }
+        out
+    }
+
+    #[test]
+    fn results_come_due_in_cycle_then_issue_order_past_a_full_bucket_and_the_wheel() {
+        let mut q = WritebackQueue::default();
+        // Six results due at 5 (more than a bucket holds), pushed out of issue order; one far.
+        for seq in [3, 1, 6, 2, 5, 4] {
+            q.push(c(5, seq));
+        }
+        q.push(c(5 + 3 * WHEEL, 0));
+        q.push(c(7, 9));
+        assert_eq!(q.next_event(0), Some(5));
+        q.collect_due(4);
+        assert!(drain(&mut q).is_empty());
+        q.collect_due(6);
+        assert_eq!(drain(&mut q), [(5, 1), (5, 2), (5, 3), (5, 4), (5, 5), (5, 6)]);
+        assert_eq!(q.next_event(6), Some(7));
+        q.collect_due(100);
+        assert_eq!(drain(&mut q), [(7, 9)]);
+        assert_eq!(q.next_event(100), Some(5 + 3 * WHEEL));
+        q.collect_due(5 + 3 * WHEEL);
+        assert_eq!(drain(&mut q), [(5 + 3 * WHEEL, 0)]);
+        assert!(q.is_empty());
+        assert_eq!(q.next_event(1000), None);
+    }
+
+    #[test]
+    fn the_wheel_wraps_and_a_late_push_is_still_written() {
+        let mut q = WritebackQueue::default();
+        q.collect_due(WHEEL + 10);
+        // Due before the first uncollected cycle (a zero-latency result): written next collection.
+        q.push(c(WHEEL, 2));
+        q.push(c(2 * WHEEL + 9, 1));
+        q.push(c(WHEEL + 11, 3));
+        assert_eq!(q.next_event(WHEEL + 10), Some(WHEEL + 11));
+        q.collect_due(WHEEL + 11);
+        assert_eq!(drain(&mut q), [(WHEEL, 2), (WHEEL + 11, 3)]);
+        q.collect_due(2 * WHEEL + 9);
+        assert_eq!(drain(&mut q), [(2 * WHEEL + 9, 1)]);
     }
 }

@@ -33,7 +33,7 @@ use super::regfile::{CuId, RegisterFileScheme, SmGeometry};
 use super::report::{StallBreakdown, StallCause};
 use super::scheduler::Scheduler;
 use super::scoreboard::Scoreboard;
-use super::sm_sleep::{group_of, Sleep};
+use super::sm_sleep::{group_of, DeepCauses, Sleep};
 use super::trace::{CtaStream, DynInst};
 use super::warp::{ResidentCta, Warp, WarpSet};
 use super::writeback::WritebackQueue;
@@ -125,7 +125,7 @@ pub struct Sm {
     /// Per scheduler: its live warps.
     pub(super) sched_slots: Vec<WarpSet>,
     /// Per scheduler: deep sleepers by cause rank.
-    pub(super) deep_causes: Vec<[u16; 10]>,
+    pub(super) deep_causes: Vec<DeepCauses>,
     pub(super) seq: u64,
     pub(super) geo: SmGeometry,
     pub(super) writeback_width: u32,
@@ -173,7 +173,7 @@ impl Sm {
             sched_group: (0..geo.schedulers).map(|s| group_of(s, &geo)).collect(),
             deep: WarpSet::new(geo.max_warps as usize),
             deep_oc: WarpSet::new(geo.max_warps as usize),
-            deep_causes: vec![[0; 10]; geo.schedulers as usize],
+            deep_causes: vec![DeepCauses::default(); geo.schedulers as usize],
             sched_slots: vec![WarpSet::new(geo.max_warps as usize); geo.schedulers as usize],
             seq: 0,
             geo,
@@ -344,6 +344,10 @@ impl Sm {
     /// Caches warp `w`'s next instruction (after its `pc` moved).
     pub(super) fn load_next(&mut self, w: usize) {
         let Some(warp) = self.warps.get_mut(w) else { return };
+        if let Some(d) = warp.cursor.cached(warp.pc) {
+            warp.next = d;
+            return;
+        }
         let Some(Some(c)) = self.ctas.get(warp.cta as usize) else { return };
         let Some(stream) = c.stream.warps.get(warp.index as usize) else { return };
         warp.next = stream.decode(warp.pc, &mut warp.cursor);

@@ -32,6 +32,42 @@ pub(super) struct Sleep {
     pub unit: Option<UnitKind>,
 }
 
+/// One scheduler's deep sleepers counted by cause rank, with a bit per rank that has any.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct DeepCauses {
+    counts: [u16; 10],
+    present: u16,
+}
+
+impl DeepCauses {
+    fn add(&mut self, cause: StallCause) {
+        let r = cause.rank();
+        if let Some(n) = self.counts.get_mut(usize::from(r)) {
+            *n += 1;
+            self.present |= 1 << r;
+        }
+    }
+
+    fn remove(&mut self, cause: StallCause) {
+        let r = cause.rank();
+        if let Some(n) = self.counts.get_mut(usize::from(r)) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                self.present &= !(1 << r);
+            }
+        }
+    }
+
+    /// The highest-ranked cause counted (no eligible warp if none).
+    fn best(&self) -> StallCause {
+        let top = 15 - self.present.leading_zeros() as usize;
+        match self.present {
+            0 => StallCause::NoEligibleWarp,
+            _ => StallCause::BY_RANK.get(top.wrapping_sub(1)).copied().unwrap_or(StallCause::NoEligibleWarp),
+        }
+    }
+}
+
 /// The scheduler group (sub-core) of scheduler `s`.
 pub(super) fn group_of(s: u32, geo: &SmGeometry) -> u32 {
     let groups = geo.groups.max(1);
@@ -71,8 +107,8 @@ impl Sm {
         if z.cause == StallCause::OperandCollection {
             self.deep_oc.insert(w);
         }
-        if let Some(n) = self.deep_causes.get_mut(s).and_then(|c| c.get_mut(z.cause.rank() as usize)) {
-            *n += 1;
+        if let Some(c) = self.deep_causes.get_mut(s) {
+            c.add(z.cause);
         }
     }
 
@@ -83,21 +119,15 @@ impl Sm {
         }
         self.deep_oc.remove(w);
         let s = self.warps.get(w).map_or(0, |x| x.scheduler as usize);
-        let rank = self.sleep.get(w).map_or(0, |z| z.cause.rank() as usize);
-        if let Some(n) = self.deep_causes.get_mut(s).and_then(|c| c.get_mut(rank)) {
-            *n = n.saturating_sub(1);
+        let cause = self.sleep.get(w).map_or(StallCause::Idle, |z| z.cause);
+        if let Some(c) = self.deep_causes.get_mut(s) {
+            c.remove(cause);
         }
     }
 
     /// The highest-ranked cause among scheduler `s`'s deep sleepers.
     pub(super) fn deep_best(&self, s: usize) -> StallCause {
-        let Some(counts) = self.deep_causes.get(s) else { return StallCause::NoEligibleWarp };
-        StallCause::BY_RANK
-            .iter()
-            .rev()
-            .copied()
-            .find(|c| counts.get(c.rank() as usize).is_some_and(|&n| n > 0))
-            .unwrap_or(StallCause::NoEligibleWarp)
+        self.deep_causes.get(s).map_or(StallCause::NoEligibleWarp, DeepCauses::best)
     }
 
     /// True if the issue stage may skip warp `w` of scheduler `s` at `now`, keeping its cause.

@@ -91,6 +91,26 @@ pub struct Cursor {
     run: u32,
     run_start: u32,
     access: u32,
+    /// A copy of the current run (`run_end` = `run_start` + its length; 0: nothing decoded yet)
+    /// and of the position of access record `access` (`u32::MAX`: none left), so that the next
+    /// positions of a run decode from the cursor alone, without touching the stream.
+    sid: u32,
+    executed: u32,
+    run_end: u32,
+    access_at: u32,
+}
+
+impl Cursor {
+    /// The instruction at `pc` if the cursor alone knows it: `pc` lies in the current run and
+    /// not past the next access record.
+    #[inline]
+    pub fn cached(&self, pc: u32) -> Option<DynInst> {
+        if pc < self.run_start || pc >= self.run_end || pc > self.access_at {
+            return None;
+        }
+        let access = if pc == self.access_at { self.access } else { NO_ACCESS };
+        Some(DynInst { sid: self.sid.wrapping_add(pc - self.run_start), executed: self.executed, access })
+    }
 }
 
 /// No access record (see [`DynInst::access`]).
@@ -204,8 +224,17 @@ impl WarpStream {
         while self.accesses.get(a).is_some_and(|x| x.at < pc) {
             a += 1;
         }
-        *cursor = Cursor { run: run as u32, run_start: start, access: a as u32 };
-        let access = if self.accesses.get(a).is_some_and(|x| x.at == pc) { a as u32 } else { NO_ACCESS };
+        let access_at = self.accesses.get(a).map_or(u32::MAX, |x| x.at);
+        *cursor = Cursor {
+            run: run as u32,
+            run_start: start,
+            access: a as u32,
+            sid: r.sid,
+            executed: r.executed,
+            run_end: start.saturating_add(r.len),
+            access_at,
+        };
+        let access = if access_at == pc { a as u32 } else { NO_ACCESS };
         DynInst { sid: r.sid.wrapping_add(pc.wrapping_sub(start)), executed: r.executed, access }
     }
 
@@ -342,6 +371,31 @@ mod tests {
         assert_eq!(w.decode(2, &mut c).access, 0);
         assert_eq!(w.decode(3, &mut c).access, NO_ACCESS);
         assert_eq!(w.decode(4, &mut c), DynInst::default());
+    }
+
+    #[test]
+    fn the_cursor_alone_decodes_within_a_run_up_to_the_next_access() {
+        let mut w = WarpStream::from_plain([(0, !0), (1, !0), (2, !0)]);
+        assert_eq!(w.push_access(3, !0, MemSpace::Shared, 4, &[0; 32]), Ok(()));
+        w.push(4, !0);
+        w.push(0, 0xff);
+        w.push(1, 0xff);
+        let mut c = Cursor::default();
+        assert_eq!(c.cached(0), None, "nothing decoded yet");
+        let mut served = 0;
+        for pc in 0..w.len() {
+            let from_cursor = c.cached(pc);
+            let decoded = w.decode(pc, &mut c);
+            if let Some(d) = from_cursor {
+                assert_eq!(d, decoded, "position {pc}");
+                served += 1;
+            }
+            // Asking again for the position just decoded needs no stream.
+            assert_eq!(c.cached(pc), Some(decoded));
+        }
+        // 1, 2 and 3 (the access) follow 0; past the access (4) the next record is read; 6
+        // follows 5 in the second run.
+        assert_eq!(served, 4);
     }
 
     #[test]

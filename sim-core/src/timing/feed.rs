@@ -4,6 +4,13 @@
 //! memory is bounded by the CTAs in flight plus the spread between the fastest and the slowest
 //! run — which the driver keeps small by always advancing the run that has taken the fewest CTAs.
 //!
+//! The source is pulled in batches: when a CTA past the window is asked for, up to [`AHEAD`]
+//! more (at most [`AHEAD_INSTRUCTIONS`] warp-instructions of them) are pulled with it. The
+//! executor behind the source has a working set of its own (the kernel's memory, the streams it
+//! writes) that pushes the timing model's out of the host's caches; in batches that happens once
+//! per batch instead of once per CTA. Nothing else changes: a CTA counts in the value statistics
+//! and a source error is reported only when the CTA is first asked for, as without the batches.
+//!
 //! ```text
 //! source → [CTA 12, CTA 13, CTA 14] ← baseline takes 14 next, 2x-registers takes 12 next
 //! ```
@@ -17,20 +24,38 @@ use super::trace::{CtaSource, CtaStream};
 use super::value_stats::ValueStats;
 use super::TimingError;
 
+/// CTAs pulled past the one asked for, at most.
+pub const AHEAD: u64 = 7;
+
+/// Warp-instructions of the CTAs pulled ahead, at most (a bound on the memory they hold).
+pub const AHEAD_INSTRUCTIONS: u64 = 1 << 20;
+
 /// The window of CTAs.
 pub struct Feed {
     source: Box<dyn CtaSource>,
     window: VecDeque<Rc<CtaStream>>,
     base: u64,
     exhausted: bool,
-    /// Value statistics of every CTA pulled so far.
+    /// What pulling CTA number `.0` failed with (reported when that CTA is asked for).
+    failed: Option<(u64, String)>,
+    /// CTAs before this number have been asked for and counted in `values`.
+    counted: u64,
+    /// Value statistics of every CTA asked for so far.
     pub values: ValueStats,
 }
 
 impl Feed {
     /// A feed over `source`.
     pub fn new(source: Box<dyn CtaSource>, program: &Program) -> Self {
-        Feed { source, window: VecDeque::new(), base: 0, exhausted: false, values: ValueStats::new(program) }
+        Feed {
+            source,
+            window: VecDeque::new(),
+            base: 0,
+            exhausted: false,
+            failed: None,
+            counted: 0,
+            values: ValueStats::new(program),
+        }
     }
 
     /// CTA number `index` (0-based, execution order), pulling from the source as needed; `None`
@@ -39,22 +64,49 @@ impl Feed {
         if index < self.base {
             return Err(TimingError::Internal("a CTA was requested after it left the feed".into()));
         }
-        while self.base + self.window.len() as u64 <= index {
-            if self.exhausted {
-                return Ok(None);
+        if self.base + self.window.len() as u64 <= index {
+            self.pull(index, program);
+        }
+        self.counted = self.counted.max(self.base);
+        while self.counted <= index {
+            let Some(cta) = self.window.get((self.counted - self.base) as usize) else { break };
+            for w in &cta.warps {
+                self.values.add_warp(program, w);
             }
-            match self.source.next_cta().map_err(TimingError::Source)? {
-                Some(cta) => {
-                    cta.validate(program.insts.len()).map_err(TimingError::Source)?;
-                    for w in &cta.warps {
-                        self.values.add_warp(program, w);
+            self.counted += 1;
+        }
+        if let Some(cta) = self.window.get((index - self.base) as usize) {
+            return Ok(Some(Rc::clone(cta)));
+        }
+        match &self.failed {
+            Some((at, e)) if *at <= index => Err(TimingError::Source(e.clone())),
+            _ => Ok(None),
+        }
+    }
+
+    /// Pulls CTAs up to number `index` and then up to [`AHEAD`] more, until the source ends or
+    /// fails.
+    fn pull(&mut self, index: u64, program: &Program) {
+        let mut ahead = 0u64;
+        while !self.exhausted && self.failed.is_none() {
+            let next = self.base + self.window.len() as u64;
+            if next > index && (next > index + AHEAD || ahead >= AHEAD_INSTRUCTIONS) {
+                break;
+            }
+            match self.source.next_cta() {
+                Ok(Some(cta)) => match cta.validate(program.insts.len()) {
+                    Ok(()) => {
+                        if next > index {
+                            ahead += cta.warp_instructions();
+                        }
+                        self.window.push_back(Rc::new(cta));
                     }
-                    self.window.push_back(Rc::new(cta));
-                }
-                None => self.exhausted = true,
+                    Err(e) => self.failed = Some((next, e)),
+                },
+                Ok(None) => self.exhausted = true,
+                Err(e) => self.failed = Some((next, e)),
             }
         }
-        Ok(self.window.get((index - self.base) as usize).cloned())
     }
 
     /// Drops CTAs before `index` (every run has taken them).

@@ -112,12 +112,7 @@ impl Sm {
             // Dispatch passes over an entry without an instruction; so does this.
             let Some(Some(f)) = self.in_cu.get(r.cu as usize) else { continue };
             let Some(s) = program.insts.get(f.inst.sid as usize) else { continue };
-            let recorded = self
-                .warps
-                .get(f.warp as usize)
-                .and_then(|w| self.ctas.get(w.cta as usize).and_then(Option::as_ref).map(|c| (c, w.index)))
-                .and_then(|(c, index)| c.access(index, &f.inst).map(|a| a.space));
-            return matches!(memory_space(s, recorded), MemSpace::Global | MemSpace::Local);
+            return matches!(memory_space(s, f.inst.space), MemSpace::Global | MemSpace::Local);
         }
         false
     }
@@ -176,7 +171,7 @@ impl Sm {
             let Some(Some(c)) = self.ctas.get(cta) else { return true };
             let recorded = c.access(index, &f.inst);
             let access = MemAccess {
-                space: memory_space(&s, recorded.map(|a| a.space)),
+                space: memory_space(&s, f.inst.space),
                 op: s.mem,
                 addrs: recorded.map_or(LaneAddrs::List(&[]), |a| a.addrs),
                 bytes: recorded.map_or(0, |a| u32::from(a.bytes)),

@@ -123,6 +123,55 @@ fn value_statistics_count_reads_and_distances() {
     assert_eq!(r.distance_cdf.first().map(|p| p.cumulative_fraction), Some(2.0 / 3.0));
 }
 
+/// CTAs `0..n`, failing at CTA `fail`; counts the CTAs pulled.
+struct CountingSource {
+    cta: CtaStream,
+    n: u64,
+    fail: u64,
+    pulled: alloc::rc::Rc<core::cell::Cell<u64>>,
+}
+
+impl super::trace::CtaSource for CountingSource {
+    fn next_cta(&mut self) -> Result<Option<CtaStream>, alloc::string::String> {
+        let k = self.pulled.get();
+        self.pulled.set(k + 1);
+        match k {
+            _ if k == self.fail => Err(alloc::format!("CTA {k} faulted")),
+            _ if k >= self.n => Ok(None),
+            _ => Ok(Some(self.cta.clone())),
+        }
+    }
+}
+
+#[test]
+fn the_feed_pulls_ahead_in_batches_but_counts_and_fails_only_what_is_asked_for() {
+    let (program, cta) = straight_line(CHAIN, 2);
+    let pulled = alloc::rc::Rc::new(core::cell::Cell::new(0));
+    let source = CountingSource { cta: cta.clone(), n: 100, fail: 12, pulled: pulled.clone() };
+    let mut feed = super::feed::Feed::new(alloc::boxed::Box::new(source), &program);
+    let one_cta = |k: usize| {
+        let mut v = ValueStats::new(&program);
+        for _ in 0..k {
+            for w in &cta.warps {
+                v.add_warp(&program, w);
+            }
+        }
+        v.report()
+    };
+    assert!(matches!(feed.get(0, &program), Ok(Some(_))));
+    assert_eq!(pulled.get(), 1 + super::feed::AHEAD, "CTA 0 and a batch ahead");
+    assert_eq!(feed.values.report(), one_cta(1), "only CTA 0 is counted");
+    assert!(matches!(feed.get(1, &program), Ok(Some(_))));
+    assert_eq!(pulled.get(), 1 + super::feed::AHEAD, "CTA 1 was already there");
+    assert_eq!(feed.values.report(), one_cta(2));
+    // CTA 12 fails while being pulled ahead; CTAs before it are still handed out.
+    assert!(matches!(feed.get(8, &program), Ok(Some(_))));
+    assert_eq!(pulled.get(), 13);
+    assert!(matches!(feed.get(11, &program), Ok(Some(_))));
+    assert_eq!(feed.values.report(), one_cta(12));
+    assert!(matches!(feed.get(12, &program), Err(super::TimingError::Source(e)) if e == "CTA 12 faulted"));
+}
+
 #[test]
 fn chunked_stepping_gives_the_same_report() {
     let gpu = presets::hopper_h100();

@@ -41,6 +41,22 @@ pub enum MemSpace {
     Param,
 }
 
+impl MemSpace {
+    /// Every space, in a fixed order (the index of a space in it is its code in a stream).
+    pub const ALL: [MemSpace; 5] = [MemSpace::Global, MemSpace::Local, MemSpace::Shared, MemSpace::Const, MemSpace::Param];
+
+    /// Its index in [`MemSpace::ALL`].
+    pub fn code(self) -> u32 {
+        match self {
+            MemSpace::Global => 0,
+            MemSpace::Local => 1,
+            MemSpace::Shared => 2,
+            MemSpace::Const => 3,
+            MemSpace::Param => 4,
+        }
+    }
+}
+
 /// One executed warp-instruction as replay sees it, decoded from its [`WarpStream`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DynInst {
@@ -52,11 +68,14 @@ pub struct DynInst {
     pub executed: u32,
     /// Its memory access in the stream ([`WarpStream::access`]); [`NO_ACCESS`] for none.
     pub access: u32,
+    /// The space that access resolved to (`None` without one): what the chip needs to know
+    /// before dispatch (whether it may reach the L2) without reading the access.
+    pub space: Option<MemSpace>,
 }
 
 impl Default for DynInst {
     fn default() -> Self {
-        DynInst { sid: 0, executed: 0, access: NO_ACCESS }
+        DynInst { sid: 0, executed: 0, access: NO_ACCESS, space: None }
     }
 }
 

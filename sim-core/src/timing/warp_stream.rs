@@ -68,10 +68,26 @@ pub struct AccessShape {
 pub struct AccessRecord {
     /// Its position in the stream.
     pub at: u32,
-    /// Index into [`WarpStream::shapes`].
-    pub shape: u32,
+    /// Index into [`WarpStream::shapes`] (low [`SHAPE_BITS`] bits) and the code of its space
+    /// ([`MemSpace::code`], the bits above): decoding learns the space from the record alone.
+    shape_space: u32,
     /// Affine: lane 0's address; list: the first address's index in [`WarpStream::addresses`].
     pub base: u64,
+}
+
+/// Bits of [`AccessRecord::shape_space`] that index the shapes.
+const SHAPE_BITS: u32 = 29;
+
+impl AccessRecord {
+    /// Index into [`WarpStream::shapes`].
+    pub fn shape(&self) -> usize {
+        (self.shape_space & ((1 << SHAPE_BITS) - 1)) as usize
+    }
+
+    /// The space accessed (a copy of its shape's).
+    pub fn space(&self) -> MemSpace {
+        MemSpace::ALL.get((self.shape_space >> SHAPE_BITS) as usize).copied().unwrap_or(MemSpace::Global)
+    }
 }
 
 /// A memory instruction's access as the memory model takes it.
@@ -98,6 +114,7 @@ pub struct Cursor {
     executed: u32,
     run_end: u32,
     access_at: u32,
+    access_space: Option<MemSpace>,
 }
 
 impl Cursor {
@@ -108,8 +125,8 @@ impl Cursor {
         if pc < self.run_start || pc >= self.run_end || pc > self.access_at {
             return None;
         }
-        let access = if pc == self.access_at { self.access } else { NO_ACCESS };
-        Some(DynInst { sid: self.sid.wrapping_add(pc - self.run_start), executed: self.executed, access })
+        let (access, space) = if pc == self.access_at { (self.access, self.access_space) } else { (NO_ACCESS, None) };
+        Some(DynInst { sid: self.sid.wrapping_add(pc - self.run_start), executed: self.executed, access, space })
     }
 }
 
@@ -197,11 +214,11 @@ impl WarpStream {
                 self.shapes.len() - 1
             }
         };
-        let shape = u32::try_from(index).map_err(|_| "too many access shapes in a warp")?;
+        let shape = u32::try_from(index).ok().filter(|&i| i < 1 << SHAPE_BITS).ok_or("too many access shapes in a warp")?;
         if self.len == u32::MAX {
             return Err("too many instructions in a warp");
         }
-        self.accesses.push(AccessRecord { at, shape, base });
+        self.accesses.push(AccessRecord { at, shape_space: shape | space.code() << SHAPE_BITS, base });
         self.push(sid, executed);
         Ok(())
     }
@@ -224,7 +241,8 @@ impl WarpStream {
         while self.accesses.get(a).is_some_and(|x| x.at < pc) {
             a += 1;
         }
-        let access_at = self.accesses.get(a).map_or(u32::MAX, |x| x.at);
+        let next = self.accesses.get(a);
+        let (access_at, access_space) = next.map_or((u32::MAX, None), |x| (x.at, Some(x.space())));
         *cursor = Cursor {
             run: run as u32,
             run_start: start,
@@ -233,15 +251,16 @@ impl WarpStream {
             executed: r.executed,
             run_end: start.saturating_add(r.len),
             access_at,
+            access_space,
         };
-        let access = if access_at == pc { a as u32 } else { NO_ACCESS };
-        DynInst { sid: r.sid.wrapping_add(pc.wrapping_sub(start)), executed: r.executed, access }
+        let (access, space) = if access_at == pc { (a as u32, access_space) } else { (NO_ACCESS, None) };
+        DynInst { sid: r.sid.wrapping_add(pc.wrapping_sub(start)), executed: r.executed, access, space }
     }
 
     /// The memory access of `d` (decoded from this stream), if it has one.
     pub fn access(&self, d: &DynInst) -> Option<StreamAccess<'_>> {
         let rec = self.accesses.get(d.access as usize)?;
-        let shape = self.shapes.get(rec.shape as usize)?;
+        let shape = self.shapes.get(rec.shape())?;
         let addrs = match shape.form {
             AddrForm::List => {
                 let a = rec.base as usize;
@@ -269,7 +288,7 @@ impl WarpStream {
             }
             let end = pc + u64::from(r.len);
             while let Some(rec) = self.accesses.get(a).filter(|x| u64::from(x.at) < end) {
-                let shape = self.shapes.get(rec.shape as usize);
+                let shape = self.shapes.get(rec.shape());
                 let list_end = rec.base.saturating_add(u64::from(r.executed.count_ones()));
                 let bad = u64::from(rec.at) < pc
                     || match shape {

@@ -9,9 +9,9 @@
 //!
 //! The result is that of simulating every SM cycle by cycle, but the host runs each SM ahead
 //! through a window of cycles at a time (so its state stays in the host's cache). A window ends
-//! at the first cycle any resident CTA could finish — its slowest warp has at least the CTA's
-//! average of instructions left and issues at most the issue width a cycle — or before an
-//! occupancy sample. Within it an SM stops before a cycle whose dispatch may reach the L2, and
+//! at the first cycle any resident CTA could finish — all its instructions left must issue, at
+//! most the SM's issue width a cycle, and its slowest warp has at least the CTA's average of
+//! them and issues at most one scheduler's width a cycle — or before an occupancy sample. Within it an SM stops before a cycle whose dispatch may reach the L2, and
 //! stopped SMs resume in (cycle, SM) order, the order the L2 would see cycle by cycle.
 //!
 //! ```text
@@ -136,7 +136,7 @@ impl ChipRun {
                     .min(stop.saturating_sub(1))
                     .max(t)
             };
-            let last = if end == t { self.simulate_cycle(t, program) } else { self.simulate_window(t, end, program) };
+            let last = if end == t { self.simulate_cycle(t, program) } else { self.simulate_window(t, end, program)? };
             self.end_of_cycle(end, feed, program, gpu, options)?;
             if self.dispatcher.drained && self.dispatcher.in_flight() == 0 {
                 self.close(end + 1);
@@ -169,8 +169,9 @@ impl ChipRun {
     /// only through the L2). Each SM runs ahead on its own — its state stays in the host's cache —
     /// and stops before a cycle whose dispatch may reach the L2; stopped SMs resume in (cycle,
     /// SM) order, so the L2 sees exactly the request order of simulating the SMs cycle by cycle.
-    /// Returns the last cycle any SM simulated.
-    fn simulate_window(&mut self, t: u64, end: u64, program: &Program) -> Option<u64> {
+    /// Returns the last cycle any SM simulated; an error if a CTA finished before `end` (the
+    /// bound that set `end` was wrong, and the dispatcher would have acted late).
+    fn simulate_window(&mut self, t: u64, end: u64, program: &Program) -> Result<Option<u64>, TimingError> {
         let mut cx = ChipContext { program, l2: &mut self.l2, mem_stats: &mut self.mem_stats };
         let mut last = None;
         // Per SM: the cycle it stopped in, before that cycle's dispatch.
@@ -186,7 +187,14 @@ impl ChipRun {
             sm.cycle_back(c, &mut cx);
             *slot = run_ahead(sm, end, &mut cx, &mut last);
         }
-        last
+        for sm in &self.sms {
+            if let Some(early) = sm.finished_at.filter(|&f| f < end) {
+                return Err(TimingError::Internal(format!(
+                    "a CTA finished in cycle {early}, inside a window to {end}"
+                )));
+            }
+        }
+        Ok(last)
     }
 
     /// The end of cycle `t`: finished CTAs leave, new ones are dispatched.
@@ -204,6 +212,7 @@ impl ChipRun {
                 self.dispatcher.finished();
                 freed = true;
             }
+            sm.finished_at = None;
         }
         // Room for a CTA appears only when one finishes (or at the start).
         if freed {

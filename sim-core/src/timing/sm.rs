@@ -137,6 +137,8 @@ pub struct Sm {
     next_event: u64,
     /// CTAs completed in the last simulated cycle (their run-wide numbers).
     pub(super) finished: Vec<u64>,
+    /// The cycle the first of `finished` completed in.
+    pub(super) finished_at: Option<u64>,
     /// Warp slots in use.
     live_warps: u32,
     pub(super) cta_numbers: Vec<u64>,
@@ -185,6 +187,7 @@ impl Sm {
             accounted_to: 0,
             next_event: u64::MAX,
             finished: Vec::new(),
+            finished_at: None,
             live_warps: 0,
             cta_numbers: Vec::new(),
         }
@@ -231,6 +234,7 @@ impl Sm {
         let live_warps = slots.len() as u32;
         if live_warps == 0 {
             self.finished.push(number);
+            self.finished_at.get_or_insert(now);
             return;
         }
         if let Some(c) = self.ctas.get_mut(slot) {
@@ -327,16 +331,19 @@ impl Sm {
         self.cycle_back(now, cx);
     }
 
-    /// A cycle, from `now` on, before which no resident CTA can finish: a CTA's slowest warp has
-    /// at least its share of the CTA's remaining instructions to issue, at most
-    /// `issue_per_cycle` (+ 1 with dual issue) a cycle, and a warp's last instruction completes
-    /// no earlier than it issues. `u64::MAX` without resident CTAs.
+    /// A cycle, from `now` on, before which no resident CTA can finish: each of its remaining
+    /// instructions must issue, at most `issue_per_cycle` (+ 1 with dual issue) a cycle per
+    /// scheduler across the SM, and its slowest warp — which has at least the CTA's average of
+    /// them — at most that many a cycle on its own; a warp's last instruction completes no
+    /// earlier than it issues. `u64::MAX` without resident CTAs.
     pub(super) fn earliest_cta_finish(&self, now: u64) -> u64 {
-        let per_cycle = u64::from(self.issue_per_cycle + u32::from(self.dual_issue)).max(1);
+        let per_warp = u64::from(self.issue_per_cycle + u32::from(self.dual_issue)).max(1);
+        let per_sm = per_warp * u64::from(self.geo.schedulers.max(1));
         let mut earliest = u64::MAX;
         for c in self.ctas.iter().flatten() {
-            let slowest = c.remaining.div_ceil(u64::from(c.live_warps.max(1)));
-            earliest = earliest.min(now + slowest.div_ceil(per_cycle).saturating_sub(1));
+            let slowest = c.remaining.div_ceil(u64::from(c.live_warps.max(1))).div_ceil(per_warp);
+            let cycles = slowest.max(c.remaining.div_ceil(per_sm));
+            earliest = earliest.min(now + cycles.saturating_sub(1));
         }
         earliest
     }
@@ -399,6 +406,7 @@ impl Sm {
                 *slot = None;
             }
             self.finished.push(self.cta_numbers.get(cta).copied().unwrap_or(0));
+            self.finished_at.get_or_insert(now);
         } else {
             self.try_release_barrier(cta, now);
         }

@@ -60,10 +60,38 @@ impl DeepCauses {
 
     /// The highest-ranked cause counted (no eligible warp if none).
     fn best(&self) -> StallCause {
+        if self.present == 0 {
+            return StallCause::NoEligibleWarp;
+        }
+        // Rank r (1 for idle … 9 for issued) is `BY_RANK[r - 1]`.
         let top = 15 - self.present.leading_zeros() as usize;
-        match self.present {
-            0 => StallCause::NoEligibleWarp,
-            _ => StallCause::BY_RANK.get(top.wrapping_sub(1)).copied().unwrap_or(StallCause::NoEligibleWarp),
+        StallCause::BY_RANK.get(top.wrapping_sub(1)).copied().unwrap_or(StallCause::NoEligibleWarp)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_best_deep_cause_is_the_highest_ranked_one_still_counted() {
+        let mut d = DeepCauses::default();
+        assert_eq!(d.best(), StallCause::NoEligibleWarp);
+        d.add(StallCause::Memory);
+        d.add(StallCause::OperandCollection);
+        d.add(StallCause::Memory);
+        assert_eq!(d.best(), StallCause::OperandCollection);
+        d.remove(StallCause::OperandCollection);
+        assert_eq!(d.best(), StallCause::Memory);
+        d.remove(StallCause::Memory);
+        assert_eq!(d.best(), StallCause::Memory, "one memory sleeper left");
+        d.remove(StallCause::Memory);
+        assert_eq!(d.best(), StallCause::NoEligibleWarp);
+        d.add(StallCause::Idle);
+        assert_eq!(d.best(), StallCause::Idle);
+        for c in StallCause::BY_RANK {
+            d.add(c);
+            assert_eq!(d.best(), c, "added in ascending rank");
         }
     }
 }

@@ -43,7 +43,8 @@ pub enum MemSpace {
 
 impl MemSpace {
     /// Every space, in a fixed order (the index of a space in it is its code in a stream).
-    pub const ALL: [MemSpace; 5] = [MemSpace::Global, MemSpace::Local, MemSpace::Shared, MemSpace::Const, MemSpace::Param];
+    pub const ALL: [MemSpace; 5] =
+        [MemSpace::Global, MemSpace::Local, MemSpace::Shared, MemSpace::Const, MemSpace::Param];
 
     /// Its index in [`MemSpace::ALL`].
     pub fn code(self) -> u32 {

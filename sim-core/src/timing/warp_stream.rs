@@ -214,7 +214,8 @@ impl WarpStream {
                 self.shapes.len() - 1
             }
         };
-        let shape = u32::try_from(index).ok().filter(|&i| i < 1 << SHAPE_BITS).ok_or("too many access shapes in a warp")?;
+        let shape =
+            u32::try_from(index).ok().filter(|&i| i < 1 << SHAPE_BITS).ok_or("too many access shapes in a warp")?;
         if self.len == u32::MAX {
             return Err("too many instructions in a warp");
         }

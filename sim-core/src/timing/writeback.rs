@@ -73,7 +73,8 @@ impl WritebackQueue {
         if c.due >= self.next && c.due < self.next + WHEEL {
             let b = (c.due % WHEEL) as usize;
             if let Some(n) = self.counts.get_mut(b) {
-                if let Some(slot) = self.wheel.get_mut(b * SLOTS + usize::from(*n)).filter(|_| usize::from(*n) < SLOTS) {
+                if let Some(slot) = self.wheel.get_mut(b * SLOTS + usize::from(*n)).filter(|_| usize::from(*n) < SLOTS)
+                {
                     *slot = c;
                     *n += 1;
                     self.occupied |= 1 << b;

@@ -11,8 +11,10 @@
 //! through a window of cycles at a time (so its state stays in the host's cache). A window ends
 //! at the first cycle any resident CTA could finish — all its instructions left must issue, at
 //! most the SM's issue width a cycle, and its slowest warp has at least the CTA's average of
-//! them and issues at most one scheduler's width a cycle — or before an occupancy sample. Within it an SM stops before a cycle whose dispatch may reach the L2, and
-//! stopped SMs resume in (cycle, SM) order, the order the L2 would see cycle by cycle.
+//! them and issues at most one scheduler's width a cycle — or before an occupancy sample. Within
+//! it an SM stops before a cycle whose dispatch may reach the L2, and stopped SMs resume in
+//! (cycle, SM) order, the order the L2 would see cycle by cycle. A CTA that finishes anywhere
+//! but at a window's end is reported as an internal error (a wrong bound), never absorbed.
 //!
 //! ```text
 //! window 100..=131: SM 0 runs 100–131 · SM 1 stops at 104 (a global load) · SM 2 stops at 101

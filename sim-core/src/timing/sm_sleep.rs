@@ -69,33 +69,6 @@ impl DeepCauses {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_best_deep_cause_is_the_highest_ranked_one_still_counted() {
-        let mut d = DeepCauses::default();
-        assert_eq!(d.best(), StallCause::NoEligibleWarp);
-        d.add(StallCause::Memory);
-        d.add(StallCause::OperandCollection);
-        d.add(StallCause::Memory);
-        assert_eq!(d.best(), StallCause::OperandCollection);
-        d.remove(StallCause::OperandCollection);
-        assert_eq!(d.best(), StallCause::Memory);
-        d.remove(StallCause::Memory);
-        assert_eq!(d.best(), StallCause::Memory, "one memory sleeper left");
-        d.remove(StallCause::Memory);
-        assert_eq!(d.best(), StallCause::NoEligibleWarp);
-        d.add(StallCause::Idle);
-        assert_eq!(d.best(), StallCause::Idle);
-        for c in StallCause::BY_RANK {
-            d.add(c);
-            assert_eq!(d.best(), c, "added in ascending rank");
-        }
-    }
-}
-
 /// The scheduler group (sub-core) of scheduler `s`.
 pub(super) fn group_of(s: u32, geo: &SmGeometry) -> u32 {
     let groups = geo.groups.max(1);
@@ -184,5 +157,32 @@ impl Sm {
     pub(super) fn group_epoch(&self, s: usize) -> u32 {
         let g = self.sched_group.get(s).copied().unwrap_or(0) as usize;
         self.cu_epoch.get(g).copied().unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_best_deep_cause_is_the_highest_ranked_one_still_counted() {
+        let mut d = DeepCauses::default();
+        assert_eq!(d.best(), StallCause::NoEligibleWarp);
+        d.add(StallCause::Memory);
+        d.add(StallCause::OperandCollection);
+        d.add(StallCause::Memory);
+        assert_eq!(d.best(), StallCause::OperandCollection);
+        d.remove(StallCause::OperandCollection);
+        assert_eq!(d.best(), StallCause::Memory);
+        d.remove(StallCause::Memory);
+        assert_eq!(d.best(), StallCause::Memory, "one memory sleeper left");
+        d.remove(StallCause::Memory);
+        assert_eq!(d.best(), StallCause::NoEligibleWarp);
+        d.add(StallCause::Idle);
+        assert_eq!(d.best(), StallCause::Idle);
+        for c in StallCause::BY_RANK {
+            d.add(c);
+            assert_eq!(d.best(), c, "added in ascending rank");
+        }
     }
 }

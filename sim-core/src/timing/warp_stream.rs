@@ -394,6 +394,21 @@ mod tests {
     }
 
     #[test]
+    fn every_space_survives_the_record_and_reaches_the_decoded_instruction() {
+        assert!(MemSpace::ALL.iter().enumerate().all(|(i, s)| s.code() as usize == i));
+        let mut w = WarpStream::new();
+        for (sid, &space) in MemSpace::ALL.iter().enumerate() {
+            assert_eq!(w.push_access(sid as u32, 1, space, 4, &[8 * sid as u64]), Ok(()));
+        }
+        w.push(9, 1);
+        let spaces: Vec<Option<MemSpace>> = w.iter().map(|d| d.space).collect();
+        let expected: Vec<Option<MemSpace>> = MemSpace::ALL.iter().copied().map(Some).chain([None]).collect();
+        assert_eq!(spaces, expected);
+        let insts: Vec<DynInst> = w.iter().collect();
+        assert!(insts.iter().take(5).all(|d| w.access(d).map(|a| Some(a.space)) == Some(d.space)));
+    }
+
+    #[test]
     fn the_cursor_alone_decodes_within_a_run_up_to_the_next_access() {
         let mut w = WarpStream::from_plain([(0, !0), (1, !0), (2, !0)]);
         assert_eq!(w.push_access(3, !0, MemSpace::Shared, 4, &[0; 32]), Ok(()));

@@ -18,6 +18,7 @@
 use alloc::boxed::Box;
 use alloc::collections::VecDeque;
 use alloc::rc::Rc;
+use alloc::string::String;
 
 use super::program::Program;
 use super::trace::{CtaSource, CtaStream};

@@ -295,6 +295,8 @@ pub(crate) fn truncate(text: &str) -> &str {
 
 #[cfg(test)]
 mod tests {
+    use alloc::vec::Vec;
+
     use super::parse;
     use crate::ptx::ast::{Statement, TopItem};
 

@@ -254,8 +254,8 @@ impl WarpStream {
             access_at,
             access_space,
         };
-        let (access, space) = if access_at == pc { (a as u32, access_space) } else { (NO_ACCESS, None) };
-        DynInst { sid: r.sid.wrapping_add(pc.wrapping_sub(start)), executed: r.executed, access, space }
+        // The cursor now covers `pc` (it lies in run `run`, not past record `a`).
+        cursor.cached(pc).unwrap_or_default()
     }
 
     /// The memory access of `d` (decoded from this stream), if it has one.

@@ -99,7 +99,7 @@ impl WritebackQueue {
             let b = (t % WHEEL) as usize;
             let before = self.due.len();
             let n = self.counts.get(b).map_or(0, |&n| usize::from(n));
-            if n > 0 && t >= self.next {
+            if n > 0 {
                 self.due.extend(self.wheel.get(b * SLOTS..b * SLOTS + n).unwrap_or(&[]).iter().copied());
                 if let Some(c) = self.counts.get_mut(b) {
                     *c = 0;

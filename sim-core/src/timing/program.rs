@@ -83,6 +83,49 @@ pub struct StaticInst {
     /// Bit `id % 64` for every register read or written: the scoreboard's quick test
     /// ([`super::scoreboard::Scoreboard::blocked`]).
     pub hazards: u64,
+    /// The same registers as bit masks over two consecutive 64-id words, when they fit.
+    pub words: RegisterWords,
+}
+
+/// An instruction's registers as masks over the scoreboard's 64-id words `base` and `base + 1`
+/// (`fits` false: they span more, and the scoreboard walks the id lists instead).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RegisterWords {
+    /// First word.
+    pub base: u32,
+    /// Whether every register lies in the two words.
+    pub fits: bool,
+    /// Registers read or written (RAW and WAW checks).
+    pub all: [u64; 2],
+    /// Registers written (reserved at issue, released at write-back).
+    pub writes: [u64; 2],
+}
+
+impl RegisterWords {
+    /// The masks of registers `reads` and `writes` (ids), if they lie in two consecutive words.
+    pub fn of(reads: &[&[u32]], writes: &[&[u32]]) -> Self {
+        let ids = || reads.iter().chain(writes).flat_map(|v| v.iter().copied());
+        let base = ids().min().map_or(0, |m| m / 64);
+        let mut w = RegisterWords { base, fits: true, ..RegisterWords::default() };
+        for (list, is_write) in reads.iter().map(|v| (v, false)).chain(writes.iter().map(|v| (v, true))) {
+            for &id in list.iter() {
+                let Some(slot) = (id / 64).checked_sub(base).filter(|&k| k < 2) else {
+                    w.fits = false;
+                    continue;
+                };
+                let bit = 1u64 << (id % 64);
+                if let Some(m) = w.all.get_mut(slot as usize) {
+                    *m |= bit;
+                }
+                if is_write {
+                    if let Some(m) = w.writes.get_mut(slot as usize) {
+                        *m |= bit;
+                    }
+                }
+            }
+        }
+        w
+    }
 }
 
 /// What the occupancy calculation needs to know about one kernel.
@@ -225,6 +268,7 @@ impl Program {
         let ops = self.operands.len() as u32;
         let hazards =
             [&reads, &preads, &writes, &pwrites].iter().flat_map(|v| v.iter()).fold(0u64, |m, &id| m | 1 << (id % 64));
+        let words = RegisterWords::of(&[&reads, &preads], &[&writes, &pwrites]);
         let counts = [reads.len(), preads.len(), writes.len(), pwrites.len()].map(|n| n.min(u16::MAX as usize) as u16);
         for (v, n) in [reads, preads, writes, pwrites].into_iter().zip(counts) {
             self.operands.extend(v.into_iter().take(n as usize));
@@ -241,6 +285,7 @@ impl Program {
             rf_writes: counts[2],
             pred_writes: counts[3],
             hazards,
+            words,
         }
     }
 }

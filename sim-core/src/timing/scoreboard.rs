@@ -68,6 +68,80 @@ impl Scoreboard {
         found
     }
 
+    /// [`Scoreboard::blocked`] for registers given as masks over words `base` and `base + 1`
+    /// (`all`: read or written).
+    pub fn blocked_words(&self, warp: usize, base: u32, all: [u64; 2], hazards: u64) -> Option<Pending> {
+        let summary = self.summary.get(warp).copied().unwrap_or(0);
+        if summary & hazards == 0 {
+            return None;
+        }
+        let at = warp * self.words;
+        let mut found = None;
+        for (k, m) in all.into_iter().enumerate() {
+            let i = base as usize + k;
+            if m == 0 || i >= self.words {
+                continue;
+            }
+            let p = self.pending.get(at + i).map_or(0, |p| p & m);
+            if p == 0 {
+                continue;
+            }
+            if self.memory.get(at + i).is_some_and(|x| x & p != 0) {
+                return Some(Pending::Memory);
+            }
+            found = Some(Pending::Alu);
+        }
+        found
+    }
+
+    /// [`Scoreboard::reserve`] for registers given as masks over words `base` and `base + 1`.
+    pub fn reserve_words(&mut self, warp: usize, base: u32, writes: [u64; 2], why: Pending) {
+        let need = base as usize + if writes[1] != 0 { 2 } else { 1 };
+        if need > self.words {
+            self.widen(need);
+        }
+        let at = warp * self.words + base as usize;
+        for (k, m) in writes.into_iter().enumerate() {
+            if m == 0 {
+                continue;
+            }
+            if let Some(p) = self.pending.get_mut(at + k) {
+                *p |= m;
+            }
+            if let Some(x) = self.memory.get_mut(at + k) {
+                if why == Pending::Memory {
+                    *x |= m;
+                } else {
+                    *x &= !m;
+                }
+            }
+            if let Some(s) = self.summary.get_mut(warp) {
+                *s |= m;
+            }
+        }
+    }
+
+    /// [`Scoreboard::release`] for registers given as masks over words `base` and `base + 1`.
+    pub fn release_words(&mut self, warp: usize, base: u32, writes: [u64; 2]) {
+        let at = warp * self.words;
+        for (k, m) in writes.into_iter().enumerate() {
+            let i = base as usize + k;
+            if m == 0 || i >= self.words {
+                continue;
+            }
+            if let Some(p) = self.pending.get_mut(at + i) {
+                *p &= !m;
+            }
+            if let Some(x) = self.memory.get_mut(at + i) {
+                *x &= !m;
+            }
+        }
+        let all = self.pending.get(at..at + self.words).map_or(0, |ws| ws.iter().fold(0, |s, w| s | w));
+        if let Some(s) = self.summary.get_mut(warp) {
+            *s = all;
+        }
+    }
+
     /// Reserves `writes` of `warp`.
     pub fn reserve(&mut self, warp: usize, writes: &[u32], why: Pending) {
         for &id in writes {

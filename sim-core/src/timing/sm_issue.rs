@@ -354,7 +354,7 @@ impl Sm {
         after: Option<UnitKind>,
     ) -> Result<UnitKind, Blocked> {
         let inst = self.ready_instruction(w, now, after)?;
-        let Some(s) = program.insts.get(inst.sid as usize).copied() else {
+        let Some(s) = program.insts.get(inst.sid as usize) else {
             return Err(blocked(StallCause::NoEligibleWarp));
         };
         if after.is_some_and(|u| !self.dual_issue_allowed(u, s.unit)) {

@@ -164,7 +164,7 @@ impl Sm {
 
     fn try_dispatch(&mut self, cu: u32, now: u64, cx: &mut ChipContext<'_>) -> bool {
         let Some(Some(f)) = self.in_cu.get(cu as usize).copied() else { return true };
-        let Some(s) = cx.program.insts.get(f.inst.sid as usize).copied() else { return true };
+        let Some(s) = cx.program.insts.get(f.inst.sid as usize) else { return true };
         let Some(warp) = self.warps.get(f.warp as usize) else { return true };
         let (group, cta, index, uid) = (warp.group, warp.cta as usize, warp.index, warp.uid);
         let extra_write = u64::from(self.rf.extra_write_stages());

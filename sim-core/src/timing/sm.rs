@@ -121,7 +121,6 @@ pub struct Sm {
     pub(super) deep: WarpSet,
     /// The deep sleepers waiting for a collector.
     pub(super) deep_oc: WarpSet,
-    /// Per group: its warp slots.
     /// Per scheduler: its live warps.
     pub(super) sched_slots: Vec<WarpSet>,
     /// Per scheduler: deep sleepers by cause rank.

@@ -360,19 +360,19 @@ impl Sm {
         if after.is_some_and(|u| !self.dual_issue_allowed(u, s.unit)) {
             return Err(until(StallCause::Structural, now + 1));
         }
-        if let Some(cause) = self.dependence(w, &s, program) {
+        if let Some(cause) = self.dependence(w, s, program) {
             return Err(blocked(cause));
         }
         if let Control::Barrier { .. } | Control::Exit = s.control {
             self.issue_control(w, now, s.control, inst.executed);
             return Ok(s.unit);
         }
-        let cu = self.collect(w, &inst, &s, now, program)?;
+        let cu = self.collect(w, &inst, s, now, program)?;
         let why = if matches!(s.mem, MemOp::Load | MemOp::Atomic) { Pending::Memory } else { Pending::Alu };
         if s.words.fits {
             self.scoreboard.reserve_words(w, s.words.base, s.words.writes, why);
         } else {
-            self.scoreboard.reserve(w, program.writes_of(&s), why);
+            self.scoreboard.reserve(w, program.writes_of(s), why);
         }
         if self.in_cu.len() <= cu as usize {
             self.in_cu.resize(cu as usize + 1, None);

@@ -238,6 +238,18 @@ impl Program {
         [take(s.rf_reads), take(s.pred_reads), take(s.rf_writes), take(s.pred_writes)]
     }
 
+    /// The 32-bit register units `s` reads (the bank reads).
+    pub fn rf_reads_of(&self, s: &StaticInst) -> &[u32] {
+        let a = s.ops as usize;
+        self.operands.get(a..a + s.rf_reads as usize).unwrap_or(&[])
+    }
+
+    /// The 32-bit register units `s` writes (the bank writes).
+    pub fn rf_writes_of(&self, s: &StaticInst) -> &[u32] {
+        let a = s.ops as usize + s.rf_reads as usize + s.pred_reads as usize;
+        self.operands.get(a..a + s.rf_writes as usize).unwrap_or(&[])
+    }
+
     /// All registers `s` reads (units then predicates): what the scoreboard checks.
     pub fn reads_of(&self, s: &StaticInst) -> &[u32] {
         let a = s.ops as usize;

@@ -122,7 +122,7 @@ impl ValueStats {
                 continue;
             }
             let Some(s) = program.insts.get(sid as usize) else { continue };
-            let [rf_reads, _, rf_writes, _] = program.operands_of(s);
+            let (rf_reads, rf_writes) = (program.rf_reads_of(s), program.rf_writes_of(s));
             for &u in rf_reads {
                 let u = u as usize;
                 let (Some(&def), Some(r)) = (self.def_at.get(u), self.reads.get_mut(u)) else { continue };

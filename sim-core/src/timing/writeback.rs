@@ -135,7 +135,11 @@ impl WritebackQueue {
 
     /// Removes the `i`-th due result.
     pub fn take(&mut self, i: usize) -> Option<Completion> {
-        self.due.remove(i)
+        if i == 0 {
+            self.due.pop_front()
+        } else {
+            self.due.remove(i)
+        }
     }
 
     /// The `i`-th due result.

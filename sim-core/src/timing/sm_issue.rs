@@ -387,7 +387,7 @@ impl Sm {
             warp.ib.issued(now, s.control == Control::Branch);
         }
         self.load_next(w);
-        self.count_issue(w, inst.executed);
+        self.count_issue(inst.executed);
         Ok(s.unit)
     }
 
@@ -457,12 +457,8 @@ impl Sm {
         !self.dual_issue || prev != next
     }
 
-    /// Counts an issued warp-instruction of warp `w` and its `lanes` (those whose guard held).
-    fn count_issue(&mut self, w: usize, lanes: u32) {
-        let cta = self.warps.get(w).map(|x| x.cta as usize);
-        if let Some(Some(c)) = cta.and_then(|i| self.ctas.get_mut(i)) {
-            c.remaining = c.remaining.saturating_sub(1);
-        }
+    /// Counts an issued warp-instruction and its `lanes` (those whose guard held).
+    fn count_issue(&mut self, lanes: u32) {
         self.stats.warp_instructions += 1;
         self.stats.thread_instructions += u64::from(lanes.count_ones());
     }
@@ -481,7 +477,7 @@ impl Sm {
                 c.waiting += 1;
             }
         }
-        self.count_issue(w, executed);
+        self.count_issue(executed);
         self.finish_if_done(w, now);
         self.try_release_barrier(cta, now);
     }

@@ -86,8 +86,6 @@ pub struct ResidentCta {
     pub waiting: u32,
     /// Registers the CTA holds (registers per thread × threads).
     pub registers: u32,
-    /// Instructions its warps have still to issue, all together.
-    pub remaining: u64,
 }
 
 impl ResidentCta {

@@ -62,7 +62,7 @@ function nativeCli() {
 
 /** `reglab bench --json --only NAME`'s figures for one example. */
 function nativeBench(cli, name) {
-  const out = execFileSync(cli, ['bench', '--json', '--gpu', GPU, '--only', name], { cwd: repoRoot, encoding: 'utf8' });
+  const out = execFileSync(cli, ['bench', '--json', '--repeat', '1', '--gpu', GPU, '--only', name], { cwd: repoRoot, encoding: 'utf8' });
   const kernels = JSON.parse(out).kernels.filter((k) => k.name === name);
   assert.equal(kernels.length, 1, `reglab bench --only ${name}: ${out}`);
   return kernels[0];

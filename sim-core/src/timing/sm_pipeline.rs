@@ -175,7 +175,7 @@ impl Sm {
             let Some(Some(c)) = self.ctas.get(cta) else { return true };
             let recorded = c.access(index, &f.inst);
             let access = MemAccess {
-                space: memory_space(&s, f.inst.space),
+                space: memory_space(s, f.inst.space),
                 op: s.mem,
                 addrs: recorded.map_or(LaneAddrs::List(&[]), |a| a.addrs),
                 bytes: recorded.map_or(0, |a| u32::from(a.bytes)),

@@ -67,6 +67,7 @@ fn wall_ms() -> f64 {
     ORIGIN.get_or_init(Instant::now).elapsed().as_secs_f64() * 1000.0
 }
 
+#[derive(Clone, Default)]
 pub struct Measured {
     /// Example name.
     pub name: &'static str,

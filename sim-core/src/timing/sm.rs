@@ -328,28 +328,29 @@ impl Sm {
         self.cycle_back(now, cx);
     }
 
-    /// A cycle, from `now` on, before which no resident CTA can finish: each of its warps must
-    /// still issue its remaining instructions, at most `issue_per_cycle` (+ 1 with dual issue) a
-    /// cycle, and all of them together at most that many a cycle per scheduler across the SM; a
-    /// warp's last instruction completes no earlier than it issues. `u64::MAX` without resident
-    /// CTAs.
+    /// A cycle, from `now` on, before which no resident CTA can finish: each of its remaining
+    /// instructions must issue, at most `issue_per_cycle` (+ 1 with dual issue) a cycle per
+    /// scheduler across the SM, and its slowest warp — which has at least the CTA's average of
+    /// them — at most that many a cycle on its own; a warp's last instruction completes no
+    /// earlier than it issues. `u64::MAX` without resident CTAs. (The slowest warp's own count
+    /// would be a higher bound, but in practice a worse one: reached later, close to the CTA's
+    /// end, it is followed by many short windows while the last results are in flight.)
     pub(super) fn earliest_cta_finish(&self, now: u64) -> u64 {
         let per_warp = u64::from(self.issue_per_cycle + u32::from(self.dual_issue)).max(1);
         let per_sm = per_warp * u64::from(self.geo.schedulers.max(1));
         let mut earliest = u64::MAX;
         for (i, c) in self.ctas.iter().enumerate() {
             let Some(c) = c else { continue };
-            let (mut total, mut slowest) = (0u64, 0u64);
-            for &w in &c.slots {
+            let remaining: u64 = c
+                .slots
+                .iter()
+                .filter_map(|&w| self.warps.get(w as usize))
                 // A slot whose warp finished may already hold a later CTA's warp.
-                let Some(warp) = self.warps.get(w as usize).filter(|x| x.live && x.cta as usize == i) else {
-                    continue;
-                };
-                let left = u64::from(warp.len.saturating_sub(warp.pc));
-                total += left;
-                slowest = slowest.max(left);
-            }
-            let cycles = slowest.div_ceil(per_warp).max(total.div_ceil(per_sm));
+                .filter(|x| x.live && x.cta as usize == i)
+                .map(|x| u64::from(x.len.saturating_sub(x.pc)))
+                .sum();
+            let slowest = remaining.div_ceil(u64::from(c.live_warps.max(1))).div_ceil(per_warp);
+            let cycles = slowest.max(remaining.div_ceil(per_sm));
             earliest = earliest.min(now + cycles.saturating_sub(1));
         }
         earliest

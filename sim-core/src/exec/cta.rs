@@ -65,8 +65,9 @@ pub struct CtaExec {
 }
 
 impl CtaExec {
-    /// CTA `env.ctaid` of a launch of `prog`.
-    pub fn new(prog: &Program, env: Env, trace: bool) -> CtaExec {
+    /// CTA `env.ctaid` of a launch of `prog`; `trace`, when its streams are recorded, gives each
+    /// warp's starting room for records, addresses and values (missing warps start empty).
+    pub fn new(prog: &Program, env: Env, trace: Option<&[[usize; 3]]>) -> CtaExec {
         let threads = env.ntid[0] * env.ntid[1] * env.ntid[2];
         let n = threads.div_ceil(32);
         let regs = prog.funcs.first().map_or(0, |f| f.regs);
@@ -89,7 +90,19 @@ impl CtaExec {
             shared: alloc::vec![0; shared_bytes],
             cursor: 0,
             arrived: BTreeMap::new(),
-            traces: trace.then(|| (0..n).map(|i| WarpTrace { warp: i, ..WarpTrace::default() }).collect()),
+            traces: trace.map(|sizes| {
+                (0..n)
+                    .map(|i| {
+                        let [r, a, v] = sizes.get(i as usize).copied().unwrap_or_default();
+                        WarpTrace {
+                            warp: i,
+                            records: Vec::with_capacity(r),
+                            addresses: Vec::with_capacity(a),
+                            values: Vec::with_capacity(v),
+                        }
+                    })
+                    .collect()
+            }),
         }
     }
 

@@ -106,6 +106,9 @@ pub struct Run {
     launches: Vec<LaunchStats>,
     launch_start: Counters,
     pending: VecDeque<CtaTrace>,
+    /// Per warp of the last traced CTA: its records, addresses and values — the next CTA's
+    /// warps start with that much room (a kernel's CTAs are alike), not growing from nothing.
+    trace_sizes: Vec<[usize; 3]>,
     finished: Option<Result<(), ExecError>>,
     ctas_started: u64,
 }
@@ -152,6 +155,7 @@ impl Run {
             launches: Vec::new(),
             launch_start: Counters::default(),
             pending: VecDeque::new(),
+            trace_sizes: Vec::new(),
             finished: None,
             ctas_started: 0,
         })
@@ -239,6 +243,9 @@ impl Run {
                 let launch = self.launches.len().saturating_sub(1) as u32;
                 if let Some(done) = self.current.take() {
                     if let Some(t) = done.into_trace(launch, kernel, prog) {
+                        self.trace_sizes.clear();
+                        self.trace_sizes
+                            .extend(t.warps.iter().map(|w| [w.records.len(), w.addresses.len(), w.values.len()]));
                         self.pending.push_back(t);
                         return Ok(false);
                     }
@@ -280,7 +287,8 @@ impl Run {
                     gridid: self.launches.len() as u64,
                 };
                 let Some(prog) = self.programs.get(&kernel) else { return Ok(false) };
-                self.current = Some(CtaExec::new(prog, env, self.trace.enabled));
+                let sizes = self.trace.enabled.then_some(self.trace_sizes.as_slice());
+                self.current = Some(CtaExec::new(prog, env, sizes));
                 self.cta_next += 1;
                 return Ok(true);
             }

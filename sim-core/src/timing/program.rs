@@ -227,17 +227,6 @@ impl Program {
         self.kernels.iter().position(|k| k.name == name).map(|i| i as u32)
     }
 
-    /// Operand ids of `s`: (RF reads, predicate reads, RF writes, predicate writes).
-    pub fn operands_of(&self, s: &StaticInst) -> [&[u32]; 4] {
-        let mut at = s.ops as usize;
-        let mut take = |n: u16| {
-            let part = self.operands.get(at..at + n as usize).unwrap_or(&[]);
-            at += n as usize;
-            part
-        };
-        [take(s.rf_reads), take(s.pred_reads), take(s.rf_writes), take(s.pred_writes)]
-    }
-
     /// The 32-bit register units `s` reads (the bank reads).
     pub fn rf_reads_of(&self, s: &StaticInst) -> &[u32] {
         let a = s.ops as usize;

@@ -9,7 +9,10 @@
 //!
 //! A register has at most one write in flight (WAW blocks issue), so each warp keeps two bit
 //! sets over register ids — pending, and pending on memory — in one flat array, plus a 64-bit
-//! summary (bit `id % 64`) that answers most "is anything pending?" questions with one AND.
+//! summary (bit `id % 64`) that answers most "is anything pending?" questions with one AND. An
+//! instruction whose registers lie in two consecutive words (almost all) is checked, reserved and
+//! released through its precomputed masks ([`super::program::RegisterWords`]), the others through
+//! their id lists.
 
 use alloc::vec;
 use alloc::vec::Vec;
@@ -245,6 +248,39 @@ mod tests {
         assert_eq!(sb.blocked(1, &[], &[3], hz(&[3])), Some(Pending::Alu));
         sb.release(1, &[3]);
         assert_eq!(sb.blocked(1, &[3, 70], &[], u64::MAX), None);
+    }
+
+    #[test]
+    fn word_masks_agree_with_id_lists() {
+        use crate::timing::program::RegisterWords;
+        let hz = |ids: &[u32]| ids.iter().fold(0u64, |m, &i| m | 1 << (i % 64));
+        // Registers 60..70 span words 0 and 1; 130 is a third word.
+        let (reads, writes): (&[u32], &[u32]) = (&[61, 66], &[69]);
+        let w = RegisterWords::of(&[reads], &[writes]);
+        assert!(w.fits && w.base == 0);
+        assert_eq!(w.all, [1 << 61, (1 << 2) | (1 << 5)]);
+        assert_eq!(w.writes, [0, 1 << 5]);
+        assert!(!RegisterWords::of(&[&[1]], &[&[130]]).fits);
+        assert_eq!(RegisterWords::of(&[&[130]], &[&[200]]).base, 2);
+        let (mut by_ids, mut by_words) = (Scoreboard::new(2), Scoreboard::new(2));
+        by_ids.reserve(1, writes, Pending::Memory);
+        by_words.reserve_words(1, w.base, w.writes, Pending::Memory);
+        let probe = RegisterWords::of(&[&[69]], &[]);
+        for sb in [&by_ids, &by_words] {
+            assert_eq!(sb.blocked(1, reads, writes, hz(&[61, 66, 69])), Some(Pending::Memory));
+            assert_eq!(sb.blocked_words(1, w.base, w.all, hz(&[61, 66, 69])), Some(Pending::Memory));
+            assert_eq!(sb.blocked_words(1, probe.base, probe.all, hz(&[69])), Some(Pending::Memory));
+            assert_eq!(sb.blocked_words(0, w.base, w.all, u64::MAX), None);
+            // 5 = 69 % 64: the summary bit is shared, the word is not.
+            assert_eq!(sb.blocked_words(1, 0, [1 << 5, 0], u64::MAX), None);
+        }
+        by_words.reserve_words(1, 0, [1 << 3, 0], Pending::Alu);
+        assert_eq!(by_words.blocked(1, &[3], &[], hz(&[3])), Some(Pending::Alu));
+        by_words.release_words(1, w.base, w.writes);
+        assert_eq!(by_words.blocked_words(1, w.base, w.all, u64::MAX), None);
+        assert!(!by_words.waits_on_memory(1));
+        by_words.release_words(1, 0, [1 << 3, 0]);
+        assert_eq!(by_words.blocked(1, &[3], &[], u64::MAX), None);
     }
 
     #[test]

@@ -15,7 +15,8 @@
 //! $ reglab bench --json
 //! {"warp_instructions_per_second": 2.0e6, "warp_instructions_per_cpu_second": 2.1e6,
 //!  "end_to_end_warp_instructions_per_second": 1.4e6, "executor_warp_instructions_per_second": 5.5e6,
-//!  "gpu": "fermi-gtx480", "scheme": "baseline", "kernels": [{"name": "vector_add", …}, …],
+//!  "gpu": "fermi-gtx480", "scheme": "baseline", "repetitions": [2.0e6, 1.8e6, 1.9e6],
+//!  "kernels": [{"name": "vector_add", …}, …],
 //!  "executor": {"warp_instructions_per_second": …, "kernels": […]}}
 //! ```
 
@@ -44,8 +45,8 @@ pub struct Args {
     /// Smaller problem sizes (a quick smoke run).
     #[arg(long)]
     pub quick: bool,
-    /// Simulations of each example; the fastest counts (at least 1).
-    #[arg(long, default_value_t = 3)]
+    /// Simulations of each example (1 to 100); the fastest counts.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub repeat: u32,
     /// The PTX corpus (for the executor's BFS and unit-kernel workloads); default
     /// `$REGLAB_CORPUS` or `../shared/corpus/ptx`.

@@ -128,7 +128,7 @@ pub fn run(args: &Args) -> ExitCode {
         }
         rounds.push(round);
     }
-    let results = match fastest(rounds.clone()) {
+    let results = match fastest(&rounds) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("reglab bench: {e}");
@@ -157,10 +157,10 @@ pub fn run(args: &Args) -> ExitCode {
 
 /// Each example's fastest repetition (least timing-model wall time), after checking that every
 /// repetition simulated the same cycles and warp-instructions.
-fn fastest(rounds: Vec<Vec<Measured>>) -> Result<Vec<Measured>, String> {
-    let mut rounds = rounds.into_iter();
-    let mut best = rounds.next().unwrap_or_default();
-    for round in rounds {
+fn fastest(rounds: &[Vec<Measured>]) -> Result<Vec<Measured>, String> {
+    let Some((first, rest)) = rounds.split_first() else { return Ok(Vec::new()) };
+    let mut best = first.clone();
+    for round in rest {
         for (b, m) in best.iter_mut().zip(round) {
             if (m.cycles, m.warp_instructions) != (b.cycles, b.warp_instructions) {
                 return Err(format!(
@@ -169,7 +169,7 @@ fn fastest(rounds: Vec<Vec<Measured>>) -> Result<Vec<Measured>, String> {
                 ));
             }
             if m.total.sub(m.executor).wall < b.total.sub(b.executor).wall {
-                *b = m;
+                *b = m.clone();
             }
         }
     }
@@ -261,7 +261,7 @@ mod tests {
     #[test]
     fn the_fastest_repetition_counts() {
         let rounds = vec![vec![measured(70, 30)], vec![measured(70, 20)], vec![measured(70, 40)]];
-        let best = fastest(rounds.clone()).unwrap_or_default();
+        let best = fastest(&rounds).unwrap_or_default();
         assert_eq!(best.len(), 1);
         assert_eq!(best.first().map(|m| m.total.sub(m.executor).wall), Some(Duration::from_millis(20)));
         // 1000 warp-instructions in 30, 20 and 40 ms.
@@ -272,7 +272,7 @@ mod tests {
     #[test]
     fn repetitions_that_disagree_are_an_error() {
         let rounds = vec![vec![measured(70, 30)], vec![measured(71, 20)]];
-        let err = fastest(rounds).err().unwrap_or_default();
+        let err = fastest(&rounds).err().unwrap_or_default();
         assert!(err.contains("not deterministic"), "{err}");
     }
 }

@@ -17,6 +17,8 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
+use super::program::{Program, StaticInst};
+
 /// Why a register is pending.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pending {
@@ -69,6 +71,35 @@ impl Scoreboard {
             found = Some(Pending::Alu);
         }
         found
+    }
+
+    /// What blocks instruction `s` of `warp` ([`Scoreboard::blocked`]), through its word masks
+    /// when they fit, else its id lists.
+    pub fn blocked_by(&self, warp: usize, s: &StaticInst, program: &Program) -> Option<Pending> {
+        let r = &s.words;
+        if r.fits {
+            self.blocked_words(warp, r.base, r.all, s.hazards)
+        } else {
+            self.blocked(warp, program.reads_of(s), program.writes_of(s), s.hazards)
+        }
+    }
+
+    /// Reserves the registers instruction `s` of `warp` writes ([`Scoreboard::reserve`]).
+    pub fn reserve_for(&mut self, warp: usize, s: &StaticInst, program: &Program, why: Pending) {
+        if s.words.fits {
+            self.reserve_words(warp, s.words.base, s.words.writes, why);
+        } else {
+            self.reserve(warp, program.writes_of(s), why);
+        }
+    }
+
+    /// Releases the registers instruction `s` of `warp` writes ([`Scoreboard::release`]).
+    pub fn release_for(&mut self, warp: usize, s: &StaticInst, program: &Program) {
+        if s.words.fits {
+            self.release_words(warp, s.words.base, s.words.writes);
+        } else {
+            self.release(warp, program.writes_of(s));
+        }
     }
 
     /// [`Scoreboard::blocked`] for registers given as masks over words `base` and `base + 1`

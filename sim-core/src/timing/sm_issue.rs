@@ -318,13 +318,7 @@ impl Sm {
     /// Whether `s`, warp `w`'s next instruction, waits on a result in flight: a load's (memory)
     /// or another instruction's (scoreboard).
     fn dependence(&self, w: usize, s: &StaticInst, program: &Program) -> Option<StallCause> {
-        let r = &s.words;
-        let pending = if r.fits {
-            self.scoreboard.blocked_words(w, r.base, r.all, s.hazards)
-        } else {
-            self.scoreboard.blocked(w, program.reads_of(s), program.writes_of(s), s.hazards)
-        };
-        match pending? {
+        match self.scoreboard.blocked_by(w, s, program)? {
             Pending::Memory => Some(StallCause::Memory),
             Pending::Alu => Some(StallCause::Scoreboard),
         }
@@ -369,11 +363,7 @@ impl Sm {
         }
         let cu = self.collect(w, &inst, s, now, program)?;
         let why = if matches!(s.mem, MemOp::Load | MemOp::Atomic) { Pending::Memory } else { Pending::Alu };
-        if s.words.fits {
-            self.scoreboard.reserve_words(w, s.words.base, s.words.writes, why);
-        } else {
-            self.scoreboard.reserve(w, program.writes_of(s), why);
-        }
+        self.scoreboard.reserve_for(w, s, program, why);
         if self.in_cu.len() <= cu as usize {
             self.in_cu.resize(cu as usize + 1, None);
         }

@@ -51,11 +51,7 @@ impl Sm {
     fn complete(&mut self, c: Completion, now: u64, program: &Program) {
         let w = c.warp as usize;
         if let Some(s) = program.insts.get(c.sid as usize) {
-            if s.words.fits {
-                self.scoreboard.release_words(w, s.words.base, s.words.writes);
-            } else {
-                self.scoreboard.release(w, program.writes_of(s));
-            }
+            self.scoreboard.release_for(w, s, program);
             if let Some(warp) = self.warps.get_mut(w) {
                 warp.in_flight = warp.in_flight.saturating_sub(1);
                 if s.control == Control::Branch {

@@ -14,8 +14,8 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use reglab_tests::nvidia_occupancy;
+use sim_core::gpu::compute_capability::SmVersion;
 use sim_core::gpu::limits::SmLimits;
-use sim_core::occupancy::compute_capability::SmVersion;
 use sim_core::occupancy::{nvidia, CachePreference, Occupancy, OccupancyInput, Resource};
 
 const INT_MAX: i64 = i32::MAX as i64;

@@ -69,7 +69,7 @@ fn imgvf_report_is_the_same_everywhere() {
 /// Milliseconds to produce every CTA's streams with the executor alone.
 #[cfg(target_arch = "wasm32")]
 fn executor_ms(ptx: &str, launch: &str) -> f64 {
-    use sim_core::timing::exec_source::ExecSource;
+    use sim_core::timing::stream::exec_source::ExecSource;
     use sim_core::timing::{CtaSource, Program};
     let module = sim_core::ptx::compile(ptx).unwrap_or_default();
     let Ok(setup) = LaunchSetup::from_json(launch) else { return 0.0 };

@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 use sim_core::exec::LaunchSetup;
 use sim_core::gpu::presets;
 use sim_core::timing::report::Report;
-use sim_core::timing::{Simulation, TimingOptions};
+use sim_core::timing::{Simulation, StallCause, TimingOptions};
 
 use crate::exec_case::launch_header;
 
@@ -89,8 +89,16 @@ fn render_one(r: &Report, out: &mut String) {
     let _ = writeln!(
         out,
         "scheduler cycles: issued {} · scheme {} · operand collection {} · structural {} · scoreboard {} · memory {} · barrier {} · no eligible {} · idle {} · total {}",
-        s.issued, s.scheme_specific, s.operand_collection, s.structural, s.scoreboard, s.memory, s.barrier,
-        s.no_eligible_warp, s.idle, s.total()
+        s.get(StallCause::Issued),
+        s.get(StallCause::SchemeSpecific),
+        s.get(StallCause::OperandCollection),
+        s.get(StallCause::Structural),
+        s.get(StallCause::Scoreboard),
+        s.get(StallCause::Memory),
+        s.get(StallCause::Barrier),
+        s.get(StallCause::NoEligibleWarp),
+        s.get(StallCause::Idle),
+        s.total()
     );
     let rf = &r.register_file;
     let _ = writeln!(

@@ -6,7 +6,7 @@
 //! baseline,turing-rtx2060,5120,1728,…
 //! ```
 
-use sim_core::timing::Report;
+use sim_core::timing::{Report, StallCause};
 
 /// The CSV columns, in order.
 pub const CSV_COLUMNS: [&str; 19] = [
@@ -38,7 +38,10 @@ pub fn reports_csv(reports: &[Report]) -> String {
     let first = reports.first().map_or(0, |r| r.cycles);
     for r in reports {
         let s = &r.stalls;
-        let other = s.scheme_specific + s.structural + s.no_eligible_warp + s.idle;
+        let other = [StallCause::SchemeSpecific, StallCause::Structural, StallCause::NoEligibleWarp, StallCause::Idle]
+            .iter()
+            .map(|&c| s.get(c))
+            .sum::<u64>();
         let speedup = if r.cycles > 0 { first as f64 / r.cycles as f64 } else { 0.0 };
         let outcome = match r.outcome {
             sim_core::timing::report::Outcome::Finished => "finished",
@@ -59,11 +62,11 @@ pub fn reports_csv(reports: &[Report]) -> String {
             r.register_file.reads.to_string(),
             r.register_file.writes.to_string(),
             r.register_file.bank_conflicts.to_string(),
-            s.issued.to_string(),
-            s.operand_collection.to_string(),
-            s.scoreboard.to_string(),
-            s.memory.to_string(),
-            s.barrier.to_string(),
+            s.get(StallCause::Issued).to_string(),
+            s.get(StallCause::OperandCollection).to_string(),
+            s.get(StallCause::Scoreboard).to_string(),
+            s.get(StallCause::Memory).to_string(),
+            s.get(StallCause::Barrier).to_string(),
             other.to_string(),
         ];
         let quoted: Vec<String> = cells

@@ -2,7 +2,7 @@
 //! the simulator's throughput that follows: warp-instructions simulated per host second. Kept out
 //! of `sim-core`'s `Report` on purpose: reports are deterministic and identical natively and in
 //! wasm; host time is neither. The worker measures it the way `reglab bench` does: the executor's
-//! share is the time spent inside [`sim_core::timing::timed_source::TimedSource`], the timing model's is the rest.
+//! share is the time spent inside [`sim_core::timing::stream::timed_source::TimedSource`], the timing model's is the rest.
 //!
 //! ```text
 //! Simulated 1,048,576 warp-instructions in 0.52 s of host time — timing model 2.4 M

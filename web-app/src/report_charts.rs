@@ -1,7 +1,7 @@
 //! Chart data from timing reports (one report per scheme): IPC, speed-up, stall breakdown,
 //! register-file traffic, reads per value, occupancy over time. Pure functions, tested natively.
 
-use sim_core::timing::Report;
+use sim_core::timing::{Report, StallCause};
 
 use crate::components::charts::{BarData, LineData, LineSeries, Series};
 
@@ -55,22 +55,10 @@ pub fn speedup(reports: &[Report]) -> BarData {
 
 /// Stall breakdown as % of scheduler cycles, stacked.
 pub fn stalls(reports: &[Report]) -> BarData {
-    type Get = fn(&sim_core::timing::report::StallBreakdown) -> u64;
-    let causes: [(&str, Get); 9] = [
-        ("issued", |s| s.issued),
-        ("scheme-specific", |s| s.scheme_specific),
-        ("operand collection", |s| s.operand_collection),
-        ("structural", |s| s.structural),
-        ("scoreboard", |s| s.scoreboard),
-        ("memory", |s| s.memory),
-        ("barrier", |s| s.barrier),
-        ("no eligible warp", |s| s.no_eligible_warp),
-        ("idle", |s| s.idle),
-    ];
-    let series = causes
+    let series = StallCause::ALL
         .iter()
-        .map(|(name, get)| Series {
-            name: (*name).into(),
+        .map(|&cause| Series {
+            name: cause.label().into(),
             values: reports
                 .iter()
                 .map(|r| {
@@ -78,7 +66,7 @@ pub fn stalls(reports: &[Report]) -> BarData {
                     if total == 0 {
                         0.0
                     } else {
-                        100.0 * get(&r.stalls) as f64 / total as f64
+                        100.0 * r.stalls.get(cause) as f64 / total as f64
                     }
                 })
                 .collect(),

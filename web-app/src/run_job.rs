@@ -15,11 +15,12 @@
 use serde::{Deserialize, Serialize};
 use sim_core::exec::LaunchSetup;
 use sim_core::gpu::GpuConfig;
-use sim_core::timing::exec_source::ExecSource;
+use sim_core::timing::error::SourceError;
+use sim_core::timing::stream::exec_source::ExecSource;
 use sim_core::timing::{Program, Report, Simulation, TimingError, TimingOptions};
 
 use crate::host_timing::{now_ms, HostTiming};
-use sim_core::timing::timed_source::TimedSource;
+use sim_core::timing::stream::timed_source::TimedSource;
 
 /// Cycles between occupancy samples (the model doubles it to keep at most 1024 samples), small
 /// enough that short runs still get an occupancy curve.
@@ -109,23 +110,9 @@ pub enum WorkerReply {
 }
 
 fn from_timing(e: TimingError) -> RunFailure {
-    match e {
-        TimingError::Source(m) => {
-            let kind = if m.starts_with("fault") {
-                "fault"
-            } else if m.starts_with("budget exceeded") {
-                "budget_exceeded"
-            } else if m.starts_with("unsupported") {
-                "unsupported"
-            } else if m.starts_with("invalid launch") {
-                "invalid_launch"
-            } else if m.starts_with("deadlock") {
-                "deadlock"
-            } else {
-                "executor"
-            };
-            RunFailure::new(kind, m)
-        }
+    match &e {
+        TimingError::Source(SourceError::Exec(x)) => RunFailure::new(x.kind(), e.to_string()),
+        TimingError::Source(SourceError::Stream(_)) => RunFailure::new("executor", e.to_string()),
         TimingError::UnknownScheme(_) => RunFailure::new("scheme", e.to_string()),
         TimingError::UnsupportedGpu(_) => RunFailure::new("gpu", e.to_string()),
         TimingError::DoesNotFit { .. } | TimingError::Occupancy(_) => RunFailure::new("does_not_fit", e.to_string()),
@@ -151,7 +138,7 @@ pub fn execute(req: &RunRequest, mut progress: impl FnMut(RunProgress)) -> Resul
     let schemes: Vec<&str> = req.schemes.iter().map(String::as_str).collect();
     let program = Program::decode(&module, gpu);
     let source =
-        ExecSource::new(&module, &req.launch, &program).map_err(|e| from_timing(TimingError::Source(e.to_string())))?;
+        ExecSource::new(&module, &req.launch, &program).map_err(|e| from_timing(TimingError::Source(e.into())))?;
     let (source, executor) = TimedSource::new(source, now_ms);
     let options = TimingOptions { sample_interval_cycles: SAMPLE_INTERVAL_CYCLES, ..TimingOptions::default() };
     let start = now_ms();

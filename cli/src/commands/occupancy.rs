@@ -13,9 +13,9 @@ use std::process::ExitCode;
 
 use clap::builder::PossibleValuesParser;
 use serde::ser::{Serialize, SerializeMap, Serializer};
+use sim_core::gpu::compute_capability::SmVersion;
 use sim_core::gpu::limits::ResidencyLimits;
 use sim_core::gpu::presets;
-use sim_core::occupancy::compute_capability::SmVersion;
 use sim_core::occupancy::{self, CachePreference, Occupancy, OccupancyInput, Resource, ResourceLimit};
 
 /// Arguments of `reglab occupancy`.

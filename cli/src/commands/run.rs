@@ -18,7 +18,7 @@ use std::process::ExitCode;
 use sim_core::exec::LaunchSetup;
 use sim_core::gpu::{presets, GpuConfig};
 use sim_core::timing::report::{Outcome, Report};
-use sim_core::timing::{Simulation, TimingError, TimingOptions};
+use sim_core::timing::{Simulation, StallCause, TimingError, TimingOptions};
 
 /// Arguments of `reglab run`.
 #[derive(clap::Args)]
@@ -170,13 +170,13 @@ fn print_row(r: &Report) {
         r.cycles,
         r.ipc.warp_instructions_per_cycle,
         r.ipc.thread_instructions_per_cycle,
-        pct(s.issued, t),
-        pct(s.scoreboard, t),
-        pct(s.operand_collection, t),
-        pct(s.structural, t),
-        pct(s.memory, t),
-        pct(s.barrier, t),
-        pct(s.idle + s.no_eligible_warp, t),
+        pct(s.get(StallCause::Issued), t),
+        pct(s.get(StallCause::Scoreboard), t),
+        pct(s.get(StallCause::OperandCollection), t),
+        pct(s.get(StallCause::Structural), t),
+        pct(s.get(StallCause::Memory), t),
+        pct(s.get(StallCause::Barrier), t),
+        pct(s.get(StallCause::Idle) + s.get(StallCause::NoEligibleWarp), t),
         r.register_file.reads,
         r.register_file.writes,
         r.register_file.bank_conflicts,

@@ -4,7 +4,7 @@
 //! For NVIDIA GPUs, [`SmLimits`] mirrors what NVIDIA's calculator (`cuda_occupancy.h`) reads: the
 //! device properties of `cudaOccDeviceProp` plus the per-architecture rules the header hard-codes
 //! (register allocation unit, register sub-partitions, shared-memory allocation unit and carve-out
-//! steps). [`crate::occupancy::compute_capability`] fills one in for every supported compute
+//! steps). [`crate::gpu::compute_capability`] fills one in for every supported compute
 //! capability; presets start from there. For GCN3, [`CuLimits`] holds the dispatch resources of
 //! Wyse's compute unit (wave slots, VGPRs, SGPRs, LDS).
 //!

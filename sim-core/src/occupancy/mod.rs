@@ -14,11 +14,10 @@
 //! 29 regs → 3 blocks (62.5 %, registers and shared memory bind)
 //! ```
 //!
-//! [`compute_capability`] gives the limits of a bare compute capability (calculator-only mode),
+//! [`crate::gpu::compute_capability`] gives the limits of a bare compute capability (calculator-only mode),
 //! [`curves`] the calculator's three charts, and [`kernel_inputs`] what a kernel's IR says about
 //! its launch (static shared memory, block size from `.reqntid`/`.maxntid`).
 
-pub mod compute_capability;
 pub mod curves;
 pub mod gcn3;
 pub mod kernel_inputs;

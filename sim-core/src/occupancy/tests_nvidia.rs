@@ -3,9 +3,9 @@
 
 use alloc::vec;
 
-use super::compute_capability::SmVersion;
 use super::nvidia::registers_per_warp;
 use super::*;
+use crate::gpu::compute_capability::SmVersion;
 use crate::gpu::limits::SmLimits;
 use crate::gpu::presets;
 

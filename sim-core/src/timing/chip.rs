@@ -30,16 +30,18 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::cta_dispatch::Dispatcher;
-use super::feed::Feed;
-use super::memory::l2::L2;
-use super::memory::MemoryStats;
-use super::program::Program;
-use super::regfile::{RegisterFileScheme, SchemeContext, SchemeEntry, SchemeStats, SmGeometry};
-use super::report::{Ipc, OccupancySample, OccupancyTimeline, Outcome, RegisterFileReport, Report, StallBreakdown};
-use super::sm::{ChipContext, Sm};
 use super::{TimingError, TimingOptions};
 use crate::gpu::GpuConfig;
+use crate::timing::cta_dispatch::Dispatcher;
+use crate::timing::memory::l2::L2;
+use crate::timing::memory::MemoryStats;
+use crate::timing::program::Program;
+use crate::timing::regfile::{RegisterFileScheme, SchemeContext, SchemeEntry, SchemeStats, SmGeometry};
+use crate::timing::report::{
+    Ipc, OccupancySample, OccupancyTimeline, Outcome, RegisterFileReport, Report, StallBreakdown,
+};
+use crate::timing::sm::{ChipContext, Sm};
+use crate::timing::stream::feed::Feed;
 
 const MAX_SAMPLES: usize = 1024;
 
@@ -122,16 +124,13 @@ impl ChipRun {
             // Until the first dispatch, and while a launch left a CTA to account for, one cycle
             // at a time; otherwise up to the first cycle a CTA could finish (where the dispatcher
             // acts), the cycle before the next occupancy sample, the budget and this step's end.
-            let pending = self.sms.iter().any(|sm| !sm.finished.is_empty());
+            let pending = self.sms.iter().any(Sm::has_finished_ctas);
             let end = if !self.started || pending {
                 t
             } else {
                 let mut finish = u64::MAX;
                 for sm in self.sms.iter_mut() {
-                    if sm.finish_bound <= t {
-                        sm.finish_bound = sm.earliest_cta_finish(t);
-                    }
-                    finish = finish.min(sm.finish_bound);
+                    finish = finish.min(sm.finish_bound(t));
                 }
                 finish
                     .min(self.next_sample.saturating_sub(1))
@@ -191,7 +190,7 @@ impl ChipRun {
             *slot = run_ahead(sm, end, &mut cx, &mut last);
         }
         for sm in &self.sms {
-            if let Some(early) = sm.finished_at.filter(|&f| f < end) {
+            if let Some(early) = sm.first_finish().filter(|&f| f < end) {
                 return Err(TimingError::Internal(format!(
                     "a CTA finished in cycle {early}, inside a window to {end}"
                 )));
@@ -211,11 +210,10 @@ impl ChipRun {
     ) -> Result<(), TimingError> {
         let mut freed = !self.started;
         for sm in self.sms.iter_mut() {
-            for _ in sm.finished.drain(..) {
+            for _ in 0..sm.take_finished() {
                 self.dispatcher.finished();
                 freed = true;
             }
-            sm.finished_at = None;
         }
         // Room for a CTA appears only when one finishes (or at the start).
         if freed {
@@ -265,18 +263,20 @@ impl ChipRun {
         let mut scheme = SchemeStats::default();
         let (mut warp_insts, mut thread_insts, mut parks) = (0, 0, 0);
         for sm in &self.sms {
-            stalls.merge(&sm.stats.stalls);
-            scheme.add(&sm.rf.stats());
-            warp_insts += sm.stats.warp_instructions;
-            thread_insts += sm.stats.thread_instructions;
-            parks += sm.stats.park_requests;
+            let stats = sm.stats();
+            stalls.merge(&stats.stalls);
+            scheme.add(&sm.scheme().stats());
+            warp_insts += stats.warp_instructions;
+            thread_insts += stats.thread_instructions;
+            parks += stats.park_requests;
         }
         let per_cycle = |n: u64| if cycles == 0 { 0.0 } else { n as f64 / cycles as f64 };
         let mut memory = self.mem_stats.clone();
         for sm in &self.sms {
-            memory.l1_hits += sm.mem.l1.hits;
-            memory.l1_misses += sm.mem.l1.misses;
-            memory.l1_mshr_wait_cycles += sm.mem.l1.mshr_wait_cycles;
+            let l1 = sm.l1();
+            memory.l1_hits += l1.hits;
+            memory.l1_misses += l1.misses;
+            memory.l1_mshr_wait_cycles += l1.mshr_wait_cycles;
         }
         memory.l2_hits = self.l2.hits;
         memory.l2_misses = self.l2.misses;

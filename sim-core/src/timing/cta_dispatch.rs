@@ -14,15 +14,15 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::feed::Feed;
-use super::program::Program;
-use super::regfile::RegisterFileScheme;
-use super::report::KernelPlacement;
-use super::sm::Sm;
-use super::trace::LaunchShape;
-use super::TimingError;
 use crate::gpu::GpuConfig;
 use crate::occupancy::{self, OccupancyInput};
+use crate::timing::program::Program;
+use crate::timing::regfile::RegisterFileScheme;
+use crate::timing::report::KernelPlacement;
+use crate::timing::sm::Sm;
+use crate::timing::stream::feed::Feed;
+use crate::timing::stream::trace::LaunchShape;
+use crate::timing::TimingError;
 
 /// The dispatcher of one run.
 #[derive(Clone, Debug, Default)]
@@ -57,7 +57,7 @@ impl Dispatcher {
         let kernel = program
             .kernels
             .get(shape.kernel as usize)
-            .ok_or_else(|| TimingError::Source(format!("kernel #{} is not in the program", shape.kernel)))?;
+            .ok_or_else(|| TimingError::Source(format!("kernel #{} is not in the program", shape.kernel).into()))?;
         let regs = scheme.registers_per_thread(kernel, regs_override);
         let limits = scheme.residency_limits(gpu);
         let input = OccupancyInput::new(shape.threads, regs)

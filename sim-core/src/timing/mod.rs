@@ -41,29 +41,18 @@
 
 pub mod chip;
 pub mod cta_dispatch;
-pub mod exec_source;
+pub mod error;
 pub mod exec_units;
-pub mod feed;
-pub mod ibuffer;
 pub mod memory;
 pub mod program;
 pub mod regfile;
 pub mod report;
-pub mod scheduler;
-pub mod scoreboard;
 pub mod sm;
-mod sm_issue;
-mod sm_pipeline;
-mod sm_sleep;
-pub mod timed_source;
-pub mod trace;
+pub mod stream;
 pub mod value_stats;
-pub mod warp;
-pub mod warp_stream;
-pub mod writeback;
 
 use alloc::boxed::Box;
-use alloc::string::{String, ToString};
+use alloc::string::String;
 use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
@@ -72,13 +61,14 @@ use crate::exec::LaunchSetup;
 use crate::gpu::GpuConfig;
 use crate::ir::Module;
 use chip::ChipRun;
-use exec_source::ExecSource;
-use feed::Feed;
+use stream::exec_source::ExecSource;
+use stream::feed::Feed;
 
+pub use error::TimingError;
 pub use program::Program;
 pub use regfile::{EnergyModel, RegisterFileScheme};
 pub use report::{Report, StallCause};
-pub use trace::{CtaSource, CtaStream, DynInst, LaunchShape, MemSpace, VecSource, WarpStream};
+pub use stream::trace::{CtaSource, CtaStream, DynInst, LaunchShape, MemSpace, VecSource, WarpStream};
 
 /// Options of a timing simulation.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -105,55 +95,6 @@ impl Default for TimingOptions {
             registers_per_thread: None,
             sms: None,
             energy: EnergyModel::default(),
-        }
-    }
-}
-
-/// Why a timing simulation could not run. Serialized as `{"error": "unsupported_gpu", "detail":
-/// …}` (the detail a message or the variant's fields).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "error", content = "detail", rename_all = "snake_case")]
-pub enum TimingError {
-    /// No scheme has this name.
-    UnknownScheme(String),
-    /// The GPU cannot be simulated with these streams.
-    UnsupportedGpu(String),
-    /// The stream source failed (the executor's error, or a malformed stream).
-    Source(String),
-    /// The occupancy calculator rejected the launch.
-    Occupancy(String),
-    /// Not even one CTA fits on an SM.
-    DoesNotFit {
-        /// The kernel.
-        kernel: String,
-        /// Why, from the occupancy calculator.
-        reasons: Vec<String>,
-    },
-    /// No SM can make progress although CTAs remain (a model bug; reported, never a hang).
-    Deadlock {
-        /// The cycle it was detected.
-        cycle: u64,
-    },
-    /// An internal inconsistency.
-    Internal(String),
-}
-
-impl core::fmt::Display for TimingError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self {
-            TimingError::UnknownScheme(s) => {
-                write!(f, "unknown register-file scheme '{s}' (known: ")?;
-                for (i, n) in regfile::registry::names().enumerate() {
-                    write!(f, "{}{n}", if i > 0 { ", " } else { "" })?;
-                }
-                write!(f, ")")
-            }
-            TimingError::UnsupportedGpu(m) | TimingError::Source(m) | TimingError::Occupancy(m) => f.write_str(m),
-            TimingError::DoesNotFit { kernel, reasons } => {
-                write!(f, "kernel {kernel}: not one CTA fits on an SM ({})", reasons.join("; "))
-            }
-            TimingError::Deadlock { cycle } => write!(f, "no SM can make progress at cycle {cycle}"),
-            TimingError::Internal(m) => write!(f, "internal error: {m}"),
         }
     }
 }
@@ -219,7 +160,7 @@ impl Simulation {
         options: TimingOptions,
     ) -> Result<Simulation, TimingError> {
         let program = Program::decode(module, gpu);
-        let source = ExecSource::new(module, setup, &program).map_err(|e| TimingError::Source(e.to_string()))?;
+        let source = ExecSource::new(module, setup, &program).map_err(|e| TimingError::Source(e.into()))?;
         Simulation::new(program, Box::new(source), gpu, schemes, options)
     }
 

@@ -1,7 +1,7 @@
 //! The static side of the timing model: every instruction of a module decoded once into what the
 //! pipeline needs — execution unit and timing, the 32-bit register units it reads and writes
 //! (scoreboard and banks), predicates apart, memory and control behaviour — indexed by a dense
-//! static id (`sid`) that [`super::trace::DynInst`] refers to.
+//! static id (`sid`) that [`crate::timing::stream::trace::DynInst`] refers to.
 //!
 //! ```text
 //! .reg .b32 %r<4>; .reg .b64 %rd<2>;       // units: %r0..%r3 → 0..3, %rd0 → 4,5, %rd1 → 6,7
@@ -21,11 +21,11 @@ use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
 
-use super::exec_units::{classify, UnitKind};
-use super::trace::MemSpace;
 use crate::analysis::{AllocTarget, AnalysisOptions, Cfg, Liveness, ModuleAnalysis, UnitMap};
 use crate::gpu::{ExecutionConfig, GpuConfig, OpTiming, ResidencyLimits};
 use crate::ir::{BarMode, Function, FunctionKind, Handle, Inst, Module, Opcode, StateSpace, WidthClass};
+use crate::timing::exec_units::{classify, UnitKind};
+use crate::timing::stream::trace::MemSpace;
 
 /// What an instruction does to control flow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -81,7 +81,7 @@ pub struct StaticInst {
     /// Predicates written.
     pub pred_writes: u16,
     /// Bit `id % 64` for every register read or written: the scoreboard's quick test
-    /// ([`super::scoreboard::Scoreboard::blocked`]).
+    /// ([`crate::timing::sm::scoreboard::Scoreboard::blocked`]).
     pub hazards: u64,
     /// The same registers as bit masks over two consecutive 64-id words, when they fit.
     pub words: RegisterWords,

@@ -13,9 +13,9 @@ use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
 
-use super::memory::MemoryStats;
-use super::regfile::SchemeStats;
-use super::value_stats::ValueReport;
+use crate::timing::memory::MemoryStats;
+use crate::timing::regfile::SchemeStats;
+use crate::timing::value_stats::ValueReport;
 
 /// Why a scheduler did not issue in a cycle (or that it did). Every scheduler cycle has exactly
 /// one: the cause of the warp that came closest to issuing, in the order listed from
@@ -44,6 +44,19 @@ pub enum StallCause {
 }
 
 impl StallCause {
+    /// Causes in the order reports list them (declaration order; [`StallCause::index`]).
+    pub const ALL: [StallCause; 9] = [
+        StallCause::Issued,
+        StallCause::SchemeSpecific,
+        StallCause::OperandCollection,
+        StallCause::Structural,
+        StallCause::Scoreboard,
+        StallCause::Memory,
+        StallCause::Barrier,
+        StallCause::NoEligibleWarp,
+        StallCause::Idle,
+    ];
+
     /// Every cause, by ascending rank.
     pub const BY_RANK: [StallCause; 9] = [
         StallCause::Idle,
@@ -71,73 +84,106 @@ impl StallCause {
             StallCause::Idle => 1,
         }
     }
+
+    /// Position in [`StallCause::ALL`] and in [`StallBreakdown`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The label charts and tables show (`operand collection`, …).
+    pub fn label(self) -> &'static str {
+        match self {
+            StallCause::Issued => "issued",
+            StallCause::SchemeSpecific => "scheme-specific",
+            StallCause::OperandCollection => "operand collection",
+            StallCause::Structural => "structural",
+            StallCause::Scoreboard => "scoreboard",
+            StallCause::Memory => "memory",
+            StallCause::Barrier => "barrier",
+            StallCause::NoEligibleWarp => "no eligible warp",
+            StallCause::Idle => "idle",
+        }
+    }
+
+    /// The name reports use (`issued`, `operand_collection`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            StallCause::Issued => "issued",
+            StallCause::SchemeSpecific => "scheme_specific",
+            StallCause::OperandCollection => "operand_collection",
+            StallCause::Structural => "structural",
+            StallCause::Scoreboard => "scoreboard",
+            StallCause::Memory => "memory",
+            StallCause::Barrier => "barrier",
+            StallCause::NoEligibleWarp => "no_eligible_warp",
+            StallCause::Idle => "idle",
+        }
+    }
 }
 
-/// Scheduler cycles by cause, summed over all schedulers of all SMs; the fields add up to
-/// `cycles × schedulers per SM × SMs`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// Scheduler cycles by cause, summed over all schedulers of all SMs; the causes add up to
+/// `cycles × schedulers per SM × SMs`. One counter per [`StallCause`], indexed by
+/// [`StallCause::index`]; serialized as an object keyed by [`StallCause::name`] in
+/// [`StallCause::ALL`] order, so a new cause is one enum variant.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct StallBreakdown {
-    /// Scheduler-cycles with an issue.
-    pub issued: u64,
-    /// Scheduler-cycles lost to a scheme-specific stall.
-    pub scheme_specific: u64,
-    /// Scheduler-cycles lost to operand collection (no free collector).
-    pub operand_collection: u64,
-    /// Scheduler-cycles lost to busy execution units.
-    pub structural: u64,
-    /// Scheduler-cycles lost to ALU dependences.
-    pub scoreboard: u64,
-    /// Scheduler-cycles lost to memory.
-    pub memory: u64,
-    /// Scheduler-cycles lost to barriers.
-    pub barrier: u64,
-    /// Scheduler-cycles with warps but none eligible.
-    pub no_eligible_warp: u64,
-    /// Scheduler-cycles without warps.
-    pub idle: u64,
+    cycles: [u64; StallCause::ALL.len()],
 }
 
 impl StallBreakdown {
     /// Adds `n` cycles of `cause`.
     pub fn add(&mut self, cause: StallCause, n: u64) {
-        let f = match cause {
-            StallCause::Issued => &mut self.issued,
-            StallCause::SchemeSpecific => &mut self.scheme_specific,
-            StallCause::OperandCollection => &mut self.operand_collection,
-            StallCause::Structural => &mut self.structural,
-            StallCause::Scoreboard => &mut self.scoreboard,
-            StallCause::Memory => &mut self.memory,
-            StallCause::Barrier => &mut self.barrier,
-            StallCause::NoEligibleWarp => &mut self.no_eligible_warp,
-            StallCause::Idle => &mut self.idle,
-        };
-        *f += n;
+        if let Some(c) = self.cycles.get_mut(cause.index()) {
+            *c += n;
+        }
+    }
+
+    /// Scheduler-cycles of `cause`.
+    pub fn get(&self, cause: StallCause) -> u64 {
+        self.cycles.get(cause.index()).copied().unwrap_or(0)
     }
 
     /// Adds another breakdown.
     pub fn merge(&mut self, o: &StallBreakdown) {
-        self.issued += o.issued;
-        self.scheme_specific += o.scheme_specific;
-        self.operand_collection += o.operand_collection;
-        self.structural += o.structural;
-        self.scoreboard += o.scoreboard;
-        self.memory += o.memory;
-        self.barrier += o.barrier;
-        self.no_eligible_warp += o.no_eligible_warp;
-        self.idle += o.idle;
+        for (a, b) in self.cycles.iter_mut().zip(o.cycles.iter()) {
+            *a += b;
+        }
     }
 
     /// All scheduler-cycles.
     pub fn total(&self) -> u64 {
-        self.issued
-            + self.scheme_specific
-            + self.operand_collection
-            + self.structural
-            + self.scoreboard
-            + self.memory
-            + self.barrier
-            + self.no_eligible_warp
-            + self.idle
+        self.cycles.iter().sum()
+    }
+
+    /// `(cause, scheduler-cycles)` in report order.
+    pub fn iter(&self) -> impl Iterator<Item = (StallCause, u64)> + '_ {
+        StallCause::ALL.iter().map(|&c| (c, self.get(c)))
+    }
+}
+
+impl Serialize for StallBreakdown {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = serializer.serialize_struct("StallBreakdown", StallCause::ALL.len())?;
+        for (cause, n) in self.iter() {
+            st.serialize_field(cause.name(), &n)?;
+        }
+        st.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for StallBreakdown {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let named = BTreeMap::<String, u64>::deserialize(deserializer)?;
+        let mut b = StallBreakdown::default();
+        for (key, n) in named {
+            let cause = StallCause::ALL
+                .iter()
+                .find(|c| c.name() == key)
+                .ok_or_else(|| serde::de::Error::unknown_field(&key, &[]))?;
+            b.add(*cause, n);
+        }
+        Ok(b)
     }
 }
 
@@ -266,6 +312,6 @@ pub struct Report {
     /// Memory statistics.
     pub memory: MemoryStats,
     /// Times a scheme agreed to park a fully memory-stalled CTA (see
-    /// [`super::regfile::RegisterFileScheme::may_park_cta`]).
+    /// [`crate::timing::regfile::RegisterFileScheme::may_park_cta`]).
     pub cta_park_requests: u64,
 }

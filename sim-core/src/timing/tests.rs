@@ -4,15 +4,15 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::memory::{cache::Lookup, cache::TagArray, coalescer, shared_banks};
-use super::regfile::bank::Banks;
-use super::regfile::operand_collector::CollectorPool;
-use super::regfile::{SchemeContext, SmGeometry};
-use super::scheduler::Scheduler;
-use super::trace::{CtaStream, LaunchShape, VecSource, WarpStream};
-use super::value_stats::ValueStats;
 use super::{Program, Simulation, TimingOptions};
 use crate::gpu::{presets, CacheConfig, SchedulingPolicy};
+use crate::timing::memory::{cache::Lookup, cache::TagArray, coalescer, shared_banks};
+use crate::timing::regfile::bank::Banks;
+use crate::timing::regfile::operand_collector::CollectorPool;
+use crate::timing::regfile::{SchemeContext, SmGeometry};
+use crate::timing::sm::scheduler::Scheduler;
+use crate::timing::stream::trace::{CtaStream, LaunchShape, VecSource, WarpStream};
+use crate::timing::value_stats::ValueStats;
 
 #[test]
 fn coalescing_counts_128_byte_segments() {
@@ -131,12 +131,12 @@ struct CountingSource {
     pulled: alloc::rc::Rc<core::cell::Cell<u64>>,
 }
 
-impl super::trace::CtaSource for CountingSource {
-    fn next_cta(&mut self) -> Result<Option<CtaStream>, alloc::string::String> {
+impl crate::timing::stream::trace::CtaSource for CountingSource {
+    fn next_cta(&mut self) -> Result<Option<CtaStream>, crate::timing::error::SourceError> {
         let k = self.pulled.get();
         self.pulled.set(k + 1);
         match k {
-            _ if k == self.fail => Err(alloc::format!("CTA {k} faulted")),
+            _ if k == self.fail => Err(alloc::format!("CTA {k} faulted").into()),
             _ if k >= self.n => Ok(None),
             _ => Ok(Some(self.cta.clone())),
         }
@@ -148,7 +148,7 @@ fn the_feed_pulls_ahead_in_batches_but_counts_and_fails_only_what_is_asked_for()
     let (program, cta) = straight_line(CHAIN, 2);
     let pulled = alloc::rc::Rc::new(core::cell::Cell::new(0));
     let source = CountingSource { cta: cta.clone(), n: 100, fail: 12, pulled: pulled.clone() };
-    let mut feed = super::feed::Feed::new(alloc::boxed::Box::new(source), &program);
+    let mut feed = crate::timing::stream::feed::Feed::new(alloc::boxed::Box::new(source), &program);
     let one_cta = |k: usize| {
         let mut v = ValueStats::new(&program);
         for _ in 0..k {
@@ -159,17 +159,19 @@ fn the_feed_pulls_ahead_in_batches_but_counts_and_fails_only_what_is_asked_for()
         v.report()
     };
     assert!(matches!(feed.get(0, &program), Ok(Some(_))));
-    assert_eq!(pulled.get(), 1 + super::feed::AHEAD, "CTA 0 and a batch ahead");
+    assert_eq!(pulled.get(), 1 + crate::timing::stream::feed::AHEAD, "CTA 0 and a batch ahead");
     assert_eq!(feed.values.report(), one_cta(1), "only CTA 0 is counted");
     assert!(matches!(feed.get(1, &program), Ok(Some(_))));
-    assert_eq!(pulled.get(), 1 + super::feed::AHEAD, "CTA 1 was already there");
+    assert_eq!(pulled.get(), 1 + crate::timing::stream::feed::AHEAD, "CTA 1 was already there");
     assert_eq!(feed.values.report(), one_cta(2));
     // CTA 12 fails while being pulled ahead; CTAs before it are still handed out.
     assert!(matches!(feed.get(8, &program), Ok(Some(_))));
     assert_eq!(pulled.get(), 13);
     assert!(matches!(feed.get(11, &program), Ok(Some(_))));
     assert_eq!(feed.values.report(), one_cta(12));
-    assert!(matches!(feed.get(12, &program), Err(super::TimingError::Source(e)) if e == "CTA 12 faulted"));
+    assert!(
+        matches!(feed.get(12, &program), Err(crate::timing::TimingError::Source(crate::timing::error::SourceError::Stream(e))) if e == "CTA 12 faulted")
+    );
 }
 
 #[test]
@@ -202,12 +204,12 @@ fn schemes_are_registered_by_name() {
     let energy = super::EnergyModel::default();
     let geo = SmGeometry { schedulers: 2, groups: 1, warp_size: 32, max_warps: 48 };
     for name in ["baseline", "no-bank-conflicts", "2x-registers"] {
-        let entry = super::regfile::by_name(name);
+        let entry = crate::timing::regfile::by_name(name);
         assert!(entry.is_some(), "{name}");
         if let Some(e) = entry {
             let scheme = (e.make)(&SchemeContext { gpu: &gpu, geometry: geo, energy: &energy });
             assert_eq!(scheme.name(), name);
         }
     }
-    assert!(super::regfile::by_name("rfc").is_none());
+    assert!(crate::timing::regfile::by_name("rfc").is_none());
 }

@@ -19,8 +19,8 @@ use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
 
-use super::program::Program;
-use super::trace::WarpStream;
+use crate::timing::program::Program;
+use crate::timing::stream::trace::WarpStream;
 
 /// Distances up to this many instructions are kept exactly; larger ones share one bucket.
 pub const MAX_DISTANCE: usize = 64;

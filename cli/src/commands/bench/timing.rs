@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 
 use sim_core::exec::LaunchSetup;
 use sim_core::gpu::GpuConfig;
-use sim_core::timing::exec_source::ExecSource;
-use sim_core::timing::timed_source::TimedSource;
+use sim_core::timing::stream::exec_source::ExecSource;
+use sim_core::timing::stream::timed_source::TimedSource;
 use sim_core::timing::{Program, Simulation, TimingOptions};
 
 /// Host time: wall clock and this thread's CPU time (Linux `schedstat`, nanoseconds; zero

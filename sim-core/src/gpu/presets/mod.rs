@@ -13,7 +13,7 @@
 //! Every number carries its source beside it: the paper's configuration table, the GPGPU-Sim /
 //! Accel-Sim configuration file the paper's simulator used (`gpgpu-sim_distribution`,
 //! `configs/tested-cfgs/…`), NVIDIA's documentation, or an explicit assumption marked **A**.
-//! Occupancy limits come from [`crate::occupancy::compute_capability`] (NVIDIA's calculator).
+//! Occupancy limits come from [`crate::gpu::compute_capability`] (NVIDIA's calculator).
 //!
 //! ```text
 //! presets::by_name("turing-rtx2060")  // 30 SMs, 4 sub-cores, 8 banks, 8 collectors, LRR

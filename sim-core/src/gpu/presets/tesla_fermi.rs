@@ -9,11 +9,11 @@
 use alloc::string::String;
 
 use super::{gpgpusim, op, KIB};
+use crate::gpu::compute_capability::SmVersion;
 use crate::gpu::config::{CoreConfig, GpuConfig, RegisterFileConfig, SchedulerConfig, SchedulingPolicy};
 use crate::gpu::execution::{ExecutionConfig, ExecutionUnits};
 use crate::gpu::limits::ResidencyLimits;
 use crate::gpu::memory::{CacheConfig, DramConfig, MemoryConfig, SharedMemoryTiming};
-use crate::occupancy::compute_capability::SmVersion;
 
 /// Gilani et al.'s baseline, "similar to the NVIDIA Quadro FX5800" (their §2 and Table 2).
 pub fn gt200_fx5800() -> GpuConfig {

@@ -9,11 +9,11 @@
 use alloc::string::String;
 
 use super::{gpgpusim, op, KIB, MIB};
+use crate::gpu::compute_capability::SmVersion;
 use crate::gpu::config::{CoreConfig, GpuConfig, RegisterFileConfig, SchedulerConfig, SchedulingPolicy};
 use crate::gpu::execution::{ExecutionConfig, ExecutionUnits};
 use crate::gpu::limits::ResidencyLimits;
 use crate::gpu::memory::{CacheConfig, DramConfig, MemoryConfig, SharedMemoryTiming};
-use crate::occupancy::compute_capability::SmVersion;
 
 /// FineReg's baseline: GPGPU-Sim "configured to simulate GTX 980-like microarchitecture" (Oh et
 /// al., Table I). GPGPU-Sim ships no GTX 980 config: ALU timing comes from its Maxwell

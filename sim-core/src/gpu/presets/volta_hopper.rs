@@ -9,11 +9,11 @@
 use alloc::string::String;
 
 use super::{gpgpusim, op, KIB, MIB};
+use crate::gpu::compute_capability::SmVersion;
 use crate::gpu::config::{CoreConfig, GpuConfig, RegisterFileConfig, SchedulerConfig, SchedulingPolicy};
 use crate::gpu::execution::{ExecutionConfig, ExecutionUnits};
 use crate::gpu::limits::ResidencyLimits;
 use crate::gpu::memory::{CacheConfig, DramConfig, MemoryConfig, SharedMemoryTiming};
-use crate::occupancy::compute_capability::SmVersion;
 
 /// Tesla V100, from GPGPU-Sim's `configs/tested-cfgs/SM7_QV100` (dev branch) and GPUS.md.
 pub fn volta_v100() -> GpuConfig {

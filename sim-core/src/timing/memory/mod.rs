@@ -32,8 +32,8 @@ use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
 use super::program::MemOp;
-use super::trace::{LaneAddrs, MemSpace};
 use crate::gpu::GpuConfig;
+use crate::timing::stream::trace::{LaneAddrs, MemSpace};
 use l1::L1;
 use l2::L2;
 use pattern_cache::{PatternCache, PatternCost, PatternKey, MAX_SEGMENTS};

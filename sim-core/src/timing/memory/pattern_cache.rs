@@ -1,5 +1,5 @@
 //! Remembered costs of affine warp access patterns. Most warp memory instructions walk an array
-//! with a fixed stride ([`crate::timing::trace::LaneAddrs::Affine`]), and the same few patterns
+//! with a fixed stride ([`crate::timing::stream::trace::LaneAddrs::Affine`]), and the same few patterns
 //! recur millions of times. What a pattern costs depends only on the strides, the lanes, the
 //! access size and where the first address falls within the period that matters — a segment for
 //! coalescing, `banks × bank width` for shared memory — so the answer worked out lane by lane the

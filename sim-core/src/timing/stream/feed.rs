@@ -18,12 +18,11 @@
 use alloc::boxed::Box;
 use alloc::collections::VecDeque;
 use alloc::rc::Rc;
-use alloc::string::String;
 
-use super::program::Program;
-use super::trace::{CtaSource, CtaStream};
-use super::value_stats::ValueStats;
-use super::TimingError;
+use crate::timing::error::{SourceError, TimingError};
+use crate::timing::program::Program;
+use crate::timing::stream::trace::{CtaSource, CtaStream};
+use crate::timing::value_stats::ValueStats;
 
 /// CTAs pulled past the one asked for, at most.
 pub const AHEAD: u64 = 7;
@@ -38,7 +37,7 @@ pub struct Feed {
     base: u64,
     exhausted: bool,
     /// What pulling CTA number `.0` failed with (reported when that CTA is asked for).
-    failed: Option<(u64, String)>,
+    failed: Option<(u64, SourceError)>,
     /// CTAs before this number have been asked for and counted in `values`.
     counted: u64,
     /// Value statistics of every CTA asked for so far.
@@ -102,7 +101,7 @@ impl Feed {
                         }
                         self.window.push_back(Rc::new(cta));
                     }
-                    Err(e) => self.failed = Some((next, e)),
+                    Err(e) => self.failed = Some((next, SourceError::Stream(e))),
                 },
                 Ok(None) => self.exhausted = true,
                 Err(e) => self.failed = Some((next, e)),

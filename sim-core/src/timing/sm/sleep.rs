@@ -13,11 +13,11 @@
 //! warp 9 waits for its SP pipe until cycle 120 → skipped until 120, then only the pipe re-checked
 //! ```
 
-use super::exec_units::UnitKind;
-use super::regfile::SmGeometry;
-use super::report::StallCause;
-use super::sm::Sm;
-use super::sm_issue::EVENT;
+use crate::timing::exec_units::UnitKind;
+use crate::timing::regfile::SmGeometry;
+use crate::timing::report::StallCause;
+use crate::timing::sm::issue::EVENT;
+use crate::timing::sm::Sm;
 
 /// Why the issue stage may skip a warp: until `wake` (`u64::MAX`: until an event of its own),
 /// because of `cause`; a warp refused a collector is looked at again once its group's `epoch` has

@@ -16,8 +16,8 @@
 use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 
-use super::report::StallCause;
 use crate::gpu::SchedulingPolicy;
+use crate::timing::report::StallCause;
 
 /// One warp scheduler.
 #[derive(Clone, Debug)]

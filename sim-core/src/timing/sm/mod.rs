@@ -18,26 +18,36 @@
 //! the skipped cycles are charged to the causes of the last simulated one, so the results are the
 //! same as simulating every cycle.
 
+pub mod ibuffer;
+mod issue;
+mod pipeline;
+pub mod scheduler;
+pub mod scoreboard;
+mod sleep;
+pub mod warp;
+pub mod writeback;
+
 use alloc::boxed::Box;
 use alloc::collections::VecDeque;
 use alloc::rc::Rc;
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::exec_units::{ExecUnits, UnitKind, UNIT_KINDS};
-use super::ibuffer::IBuffer;
-use super::memory::l2::L2;
-use super::memory::{MemoryStats, SmMemory};
-use super::program::Program;
-use super::regfile::{CuId, RegisterFileScheme, SmGeometry};
-use super::report::{StallBreakdown, StallCause};
-use super::scheduler::Scheduler;
-use super::scoreboard::Scoreboard;
-use super::sm_sleep::{group_of, DeepCauses, Sleep};
-use super::trace::{CtaStream, DynInst};
-use super::warp::{ResidentCta, Warp, WarpSet};
-use super::writeback::WritebackQueue;
 use crate::gpu::GpuConfig;
+use crate::timing::exec_units::{ExecUnits, UnitKind, UNIT_KINDS};
+use crate::timing::memory::l1::L1;
+use crate::timing::memory::l2::L2;
+use crate::timing::memory::{MemoryStats, SmMemory};
+use crate::timing::program::Program;
+use crate::timing::regfile::{CuId, RegisterFileScheme, SmGeometry};
+use crate::timing::report::{StallBreakdown, StallCause};
+use crate::timing::stream::trace::{CtaStream, DynInst};
+use ibuffer::IBuffer;
+use scheduler::Scheduler;
+use scoreboard::Scoreboard;
+use sleep::{group_of, DeepCauses, Sleep};
+use warp::{ResidentCta, Warp, WarpSet};
+use writeback::WritebackQueue;
 
 /// What the SM shares with the rest of the chip during a cycle.
 pub struct ChipContext<'a> {
@@ -51,7 +61,7 @@ pub struct ChipContext<'a> {
 
 /// An instruction in a collector.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct InFlight {
+struct InFlight {
     pub warp: u32,
     pub inst: DynInst,
     pub seq: u64,
@@ -59,7 +69,7 @@ pub(super) struct InFlight {
 
 /// A collected instruction waiting for dispatch.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Ready {
+struct Ready {
     pub cu: CuId,
     pub at: u64,
     pub unit: UnitKind,
@@ -81,66 +91,66 @@ pub struct SmStats {
 
 /// One SM.
 pub struct Sm {
-    pub(super) warps: Vec<Warp>,
-    pub(super) ctas: Vec<Option<ResidentCta>>,
-    pub(super) schedulers: Vec<Scheduler>,
-    pub(super) scoreboard: Scoreboard,
-    pub(super) units: ExecUnits,
-    pub(super) rf: Box<dyn RegisterFileScheme>,
-    pub(super) mem: SmMemory,
-    pub(super) wb: WritebackQueue,
-    pub(super) in_cu: Vec<Option<InFlight>>,
-    pub(super) collected: Vec<CuId>,
+    warps: Vec<Warp>,
+    ctas: Vec<Option<ResidentCta>>,
+    schedulers: Vec<Scheduler>,
+    scoreboard: Scoreboard,
+    units: ExecUnits,
+    rf: Box<dyn RegisterFileScheme>,
+    mem: SmMemory,
+    wb: WritebackQueue,
+    in_cu: Vec<Option<InFlight>>,
+    collected: Vec<CuId>,
     /// Collected instructions waiting for their unit: collector, first cycle, unit, group.
     /// One FIFO per pool of pipelines (a unit kind, per group where groups have their own), so a
     /// busy pool is checked once per cycle, not once per instruction waiting for it; instructions
     /// bound for different pools never compete, so dispatching pool by pool, oldest first within
     /// each, is dispatching oldest first overall.
-    pub(super) ready: Vec<VecDeque<Ready>>,
+    ready: Vec<VecDeque<Ready>>,
     /// Instructions in `ready`.
-    pub(super) ready_len: usize,
+    ready_len: usize,
     /// Bit `q` set while `ready[q]` is not empty (pools beyond 64 are always visited).
-    pub(super) ready_pools: u64,
+    ready_pools: u64,
     /// Bit `q` set for the LD/ST pools among the first 64.
-    pub(super) ldst_pools: u64,
+    ldst_pools: u64,
     /// A cycle before which no resident CTA can finish (see [`Sm::earliest_cta_finish`]); 0
     /// after a launch. It stays a valid bound as cycles pass: a warp cannot issue faster.
-    pub(super) finish_bound: u64,
+    finish_bound: u64,
     /// Per warp slot: the first cycle the issue stage must look at it again (`u64::MAX`: after
     /// an event of its own, see [`Sm::wake`]) and why it could not issue when last looked at.
-    pub(super) sleep: Vec<Sleep>,
+    sleep: Vec<Sleep>,
     /// Per group: collectors released so far (wakes warps refused a collector).
-    pub(super) cu_epoch: Vec<u32>,
+    cu_epoch: Vec<u32>,
     /// Per group: the cycle the scheme last refused an issue for lack of a collector (the issue
     /// stage does not ask again in that cycle).
-    pub(super) cu_full_at: Vec<u64>,
+    cu_full_at: Vec<u64>,
     /// Per scheduler: its group.
-    pub(super) sched_group: Vec<u32>,
+    sched_group: Vec<u32>,
     /// Warps asleep until an event of their own (or, for `deep_oc`, a freed collector): the issue
     /// stage skips them without looking at their record.
-    pub(super) deep: WarpSet,
+    deep: WarpSet,
     /// The deep sleepers waiting for a collector.
-    pub(super) deep_oc: WarpSet,
+    deep_oc: WarpSet,
     /// Per scheduler: its live warps.
-    pub(super) sched_slots: Vec<WarpSet>,
+    sched_slots: Vec<WarpSet>,
     /// Per scheduler: deep sleepers by cause rank.
-    pub(super) deep_causes: Vec<DeepCauses>,
-    pub(super) seq: u64,
-    pub(super) geo: SmGeometry,
-    pub(super) writeback_width: u32,
-    pub(super) issue_per_cycle: u32,
-    pub(super) dual_issue: bool,
-    pub(super) stats: SmStats,
+    deep_causes: Vec<DeepCauses>,
+    seq: u64,
+    geo: SmGeometry,
+    writeback_width: u32,
+    issue_per_cycle: u32,
+    dual_issue: bool,
+    stats: SmStats,
     causes: Vec<StallCause>,
     accounted_to: u64,
     next_event: u64,
     /// CTAs completed in the last simulated cycle (their run-wide numbers).
-    pub(super) finished: Vec<u64>,
+    finished: Vec<u64>,
     /// The cycle the first of `finished` completed in.
-    pub(super) finished_at: Option<u64>,
+    finished_at: Option<u64>,
     /// Warp slots in use.
     live_warps: u32,
-    pub(super) cta_numbers: Vec<u64>,
+    cta_numbers: Vec<u64>,
 }
 
 impl Sm {
@@ -195,6 +205,48 @@ impl Sm {
     /// The next cycle at which this SM must be simulated (`u64::MAX`: only a new CTA wakes it).
     pub fn next_event(&self) -> u64 {
         self.next_event
+    }
+
+    /// Whether CTAs finished in the last simulated cycle (the chip must dispatch before going on).
+    pub fn has_finished_ctas(&self) -> bool {
+        !self.finished.is_empty()
+    }
+
+    /// The cycle the first CTA of [`Sm::take_finished`] finished in, if any.
+    pub fn first_finish(&self) -> Option<u64> {
+        self.finished_at
+    }
+
+    /// Takes the CTAs finished since the last call: how many.
+    pub fn take_finished(&mut self) -> usize {
+        self.finished_at = None;
+        let n = self.finished.len();
+        self.finished.clear();
+        n
+    }
+
+    /// A cycle, from `now` on, before which no resident CTA can finish (refreshed from
+    /// [`Sm::earliest_cta_finish`] once `now` reaches the last bound).
+    pub fn finish_bound(&mut self, now: u64) -> u64 {
+        if self.finish_bound <= now {
+            self.finish_bound = self.earliest_cta_finish(now);
+        }
+        self.finish_bound
+    }
+
+    /// Counts so far.
+    pub fn stats(&self) -> &SmStats {
+        &self.stats
+    }
+
+    /// The register-file scheme of this SM.
+    pub fn scheme(&self) -> &dyn RegisterFileScheme {
+        &*self.rf
+    }
+
+    /// The SM's L1 data cache (hit and miss counts).
+    pub fn l1(&self) -> &L1 {
+        &self.mem.l1
     }
 
     /// Resident CTAs.
@@ -288,7 +340,7 @@ impl Sm {
 
     /// The first half of cycle `now`: write-back, operand collection, and collected
     /// instructions joining their unit's queue. Nothing in it reads or writes chip-wide state.
-    pub(super) fn cycle_front(&mut self, now: u64, program: &Program) {
+    pub(in crate::timing) fn cycle_front(&mut self, now: u64, program: &Program) {
         self.account_until(now);
         self.writeback(now, program);
         self.rf.cycle(now, &mut self.collected);
@@ -310,7 +362,7 @@ impl Sm {
 
     /// The second half of cycle `now` (after [`Sm::cycle_front`]): dispatch — where global and
     /// local accesses reach the chip's L2 — and issue.
-    pub(super) fn cycle_back(&mut self, now: u64, cx: &mut ChipContext<'_>) {
+    pub(in crate::timing) fn cycle_back(&mut self, now: u64, cx: &mut ChipContext<'_>) {
         self.dispatch(now, cx);
         let (issued, wake) = self.issue(now, cx.program);
         self.accounted_to = now + 1;
@@ -335,7 +387,7 @@ impl Sm {
     /// earlier than it issues. `u64::MAX` without resident CTAs. (The slowest warp's own count
     /// would be a higher bound, but in practice a worse one: reached later, close to the CTA's
     /// end, it is followed by many short windows while the last results are in flight.)
-    pub(super) fn earliest_cta_finish(&self, now: u64) -> u64 {
+    fn earliest_cta_finish(&self, now: u64) -> u64 {
         let per_warp = u64::from(self.issue_per_cycle + u32::from(self.dual_issue)).max(1);
         let per_sm = per_warp * u64::from(self.geo.schedulers.max(1));
         let mut earliest = u64::MAX;
@@ -357,7 +409,7 @@ impl Sm {
     }
 
     /// Caches warp `w`'s next instruction (after its `pc` moved).
-    pub(super) fn load_next(&mut self, w: usize) {
+    fn load_next(&mut self, w: usize) {
         let Some(warp) = self.warps.get_mut(w) else { return };
         if let Some(d) = warp.cursor.cached(warp.pc) {
             warp.next = d;
@@ -381,7 +433,7 @@ impl Sm {
     }
 
     /// Records this cycle's cause of scheduler `s`.
-    pub(super) fn set_cause(&mut self, s: usize, cause: StallCause) {
+    fn set_cause(&mut self, s: usize, cause: StallCause) {
         if let Some(c) = self.causes.get_mut(s) {
             *c = cause;
         }
@@ -390,7 +442,7 @@ impl Sm {
 
     /// Warp `w` finished its stream and has nothing in flight: frees it, and its CTA when it was
     /// the last.
-    pub(super) fn finish_if_done(&mut self, w: usize, now: u64) {
+    fn finish_if_done(&mut self, w: usize, now: u64) {
         let Some(warp) = self.warps.get_mut(w) else { return };
         if !warp.live || !warp.done() {
             return;
@@ -421,7 +473,7 @@ impl Sm {
     }
 
     /// Releases CTA `cta`'s barrier if every unfinished warp waits at it.
-    pub(super) fn try_release_barrier(&mut self, cta: usize, now: u64) {
+    fn try_release_barrier(&mut self, cta: usize, now: u64) {
         let Some(Some(c)) = self.ctas.get_mut(cta) else { return };
         if c.waiting == 0 || c.waiting < c.live_warps {
             return;

@@ -9,10 +9,10 @@
 //! ```
 
 use alloc::rc::Rc;
-use alloc::string::String;
 use core::cell::Cell;
 
-use super::trace::{CtaSource, CtaStream};
+use crate::timing::error::SourceError;
+use crate::timing::stream::trace::{CtaSource, CtaStream};
 
 /// What a [`TimedSource`] has measured so far.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -39,7 +39,7 @@ impl<S: CtaSource> TimedSource<S> {
 }
 
 impl<S: CtaSource> CtaSource for TimedSource<S> {
-    fn next_cta(&mut self) -> Result<Option<CtaStream>, String> {
+    fn next_cta(&mut self) -> Result<Option<CtaStream>, SourceError> {
         let start = (self.clock)();
         let r = self.inner.next_cta();
         let ms = (self.clock)() - start;
@@ -57,7 +57,7 @@ impl<S: CtaSource> CtaSource for TimedSource<S> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::timing::trace::{VecSource, WarpStream};
+    use crate::timing::stream::trace::{VecSource, WarpStream};
     use alloc::vec;
 
     fn ticking() -> f64 {

@@ -12,9 +12,9 @@
 use alloc::rc::Rc;
 use alloc::vec::Vec;
 
-use super::ibuffer::IBuffer;
-use super::trace::{CtaStream, DynInst};
-use super::warp_stream::{Cursor, StreamAccess};
+use crate::timing::sm::ibuffer::IBuffer;
+use crate::timing::stream::trace::{CtaStream, DynInst};
+use crate::timing::stream::warp_stream::{Cursor, StreamAccess};
 
 /// One warp slot.
 #[derive(Clone, Debug)]

@@ -10,14 +10,14 @@
 //! Issue width: up to `issue_width` consecutive instructions of the chosen warp per cycle; with
 //! dual issue (GT200) one more, to a different kind of unit.
 
-use super::exec_units::UnitKind;
-use super::program::{Control, MemOp, Program, StaticInst};
-use super::regfile::{CuId, IssueOutcome, OperandRequest};
-use super::report::StallCause;
-use super::scoreboard::Pending;
-use super::sm::{InFlight, Sm};
-use super::sm_sleep::Sleep;
-use super::trace::DynInst;
+use crate::timing::exec_units::UnitKind;
+use crate::timing::program::{Control, MemOp, Program, StaticInst};
+use crate::timing::regfile::{CuId, IssueOutcome, OperandRequest};
+use crate::timing::report::StallCause;
+use crate::timing::sm::scoreboard::Pending;
+use crate::timing::sm::sleep::Sleep;
+use crate::timing::sm::{InFlight, Sm};
+use crate::timing::stream::trace::DynInst;
 
 /// Why a warp could not issue, and the first cycle it might: `EVENT` when only an event of its
 /// own (a write-back, a barrier release) can change that, which also wakes it.
@@ -166,7 +166,7 @@ impl Sm {
 
     /// Loose round robin: the live warps of scheduler `s` that are not in deep sleep (and, with
     /// `oc_retry`, those waiting for a collector while one is free) in slot order from the one
-    /// after the last to issue, wrapping — the order of [`super::scheduler::Scheduler::nth`],
+    /// after the last to issue, wrapping — the order of [`crate::timing::sm::scheduler::Scheduler::nth`],
     /// walked over slot bit masks. Only an issue changes which warps qualify, and it ends the walk.
     fn scan_lrr(&mut self, s: usize, now: u64, program: &Program, oc_retry: bool, scan: &mut Scan) {
         let first = self.schedulers.get(s).and_then(|x| x.last()).map_or(0, |l| l as usize + 1);
@@ -191,7 +191,7 @@ impl Sm {
 
     /// Greedy-then-oldest and oldest-first with at most 64 warp slots: the qualifying warps (as
     /// for [`Sm::scan_lrr`]) are placed by age rank in a bit mask and walked oldest first, after
-    /// the greedy warp — the order of [`super::scheduler::Scheduler::nth`], without visiting the
+    /// the greedy warp — the order of [`crate::timing::sm::scheduler::Scheduler::nth`], without visiting the
     /// warps that do not qualify.
     fn scan_by_age(&mut self, s: usize, now: u64, program: &Program, oc_retry: bool, scan: &mut Scan) {
         let Some(sched) = self.schedulers.get(s) else { return };

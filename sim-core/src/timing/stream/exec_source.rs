@@ -10,15 +10,16 @@
 //! ```
 
 use alloc::format;
-use alloc::string::{String, ToString};
+use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::program::Program;
-use super::trace::{CtaSource, CtaStream, LaunchShape, MemSpace, WarpStream};
 use crate::exec::memory::{AddressLayout, Space};
 use crate::exec::plan::{address_bits, plan};
 use crate::exec::{CtaTrace, ExecError, LaunchSetup, Run, RunOptions, TraceOptions};
 use crate::ir::Module;
+use crate::timing::error::SourceError;
+use crate::timing::program::Program;
+use crate::timing::stream::trace::{CtaSource, CtaStream, LaunchShape, MemSpace, WarpStream};
 
 /// CTAs from the executor.
 pub struct ExecSource {
@@ -133,9 +134,9 @@ fn from_exec(s: Space) -> MemSpace {
 }
 
 impl CtaSource for ExecSource {
-    fn next_cta(&mut self) -> Result<Option<CtaStream>, String> {
-        match self.run.next_cta().map_err(|e| e.to_string())? {
-            Some(t) => self.convert(t).map(Some),
+    fn next_cta(&mut self) -> Result<Option<CtaStream>, SourceError> {
+        match self.run.next_cta()? {
+            Some(t) => self.convert(t).map(Some).map_err(SourceError::Stream),
             None => Ok(None),
         }
     }

@@ -11,13 +11,13 @@
 //! sets over register ids — pending, and pending on memory — in one flat array, plus a 64-bit
 //! summary (bit `id % 64`) that answers most "is anything pending?" questions with one AND. An
 //! instruction whose registers lie in two consecutive words (almost all) is checked, reserved and
-//! released through its precomputed masks ([`super::program::RegisterWords`]), the others through
+//! released through its precomputed masks ([`crate::timing::program::RegisterWords`]), the others through
 //! their id lists.
 
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::program::{Program, StaticInst};
+use crate::timing::program::{Program, StaticInst};
 
 /// Why a register is pending.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

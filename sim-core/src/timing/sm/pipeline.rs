@@ -8,13 +8,13 @@
 
 use alloc::collections::VecDeque;
 
-use super::exec_units::UnitKind;
-use super::memory::MemAccess;
-use super::program::{Control, MemOp, Program, StaticInst};
-use super::regfile::WriteRequest;
-use super::sm::{ChipContext, Ready, Sm};
-use super::trace::{LaneAddrs, MemSpace};
-use super::writeback::Completion;
+use crate::timing::exec_units::UnitKind;
+use crate::timing::memory::MemAccess;
+use crate::timing::program::{Control, MemOp, Program, StaticInst};
+use crate::timing::regfile::WriteRequest;
+use crate::timing::sm::writeback::Completion;
+use crate::timing::sm::{ChipContext, Ready, Sm};
+use crate::timing::stream::trace::{LaneAddrs, MemSpace};
 
 impl Sm {
     /// Writes back the results due at `now`, at most `writeback_width` register writes.
@@ -84,7 +84,7 @@ impl Sm {
     /// to the L2 — the only chip-wide state an SM cycle touches. Walks each LD/ST queue as
     /// [`Sm::dispatch_pool`] would: the first instruction that can start decides (any access
     /// keeps the unit busy for the rest of the cycle).
-    pub(super) fn may_reach_l2(&self, now: u64, program: &Program) -> bool {
+    pub(in crate::timing) fn may_reach_l2(&self, now: u64, program: &Program) -> bool {
         if self.ready_len == 0 {
             return false;
         }

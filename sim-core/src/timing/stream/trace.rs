@@ -1,6 +1,6 @@
 //! The timing model's input: each CTA's per-warp dynamic instruction streams, as the functional
 //! executor records them ([`crate::exec::stream`]), in the compact form the model replays
-//! ([`super::warp_stream`]).
+//! ([`crate::timing::stream::warp_stream`]).
 //!
 //! ```text
 //! CtaStream { launch: 0, shape: { kernel: 0, threads: 64, dynamic_smem: 0 }, warps: [
@@ -9,12 +9,12 @@
 //! ```
 //!
 //! Replay decodes one [`DynInst`] at a time: the static instruction by `sid` (an index into
-//! [`super::program::Program`]), the lanes that executed it (active in the SIMT stack and guard
+//! [`crate::timing::program::Program`]), the lanes that executed it (active in the SIMT stack and guard
 //! true) and, for a memory instruction, its access record — the resolved state space and the
 //! per-lane byte addresses (one per executed lane). Barriers, branches and exits are ordinary
 //! instructions whose static record says what they are. A [`CtaSource`] hands CTAs over one at a
 //! time, in the order the executor ran them; the adapter from the executor lives in
-//! [`super::exec_source`].
+//! [`crate::timing::stream::exec_source`].
 
 use alloc::boxed::Box;
 use alloc::collections::VecDeque;
@@ -23,7 +23,9 @@ use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
 
-pub use super::warp_stream::{WarpStream, NO_ACCESS};
+use crate::timing::error::SourceError;
+
+pub use crate::timing::stream::warp_stream::{WarpStream, NO_ACCESS};
 
 /// The state space a memory instruction accessed, as resolved from its addresses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -61,7 +63,7 @@ impl MemSpace {
 /// One executed warp-instruction as replay sees it, decoded from its [`WarpStream`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DynInst {
-    /// Static instruction id: an index into [`super::program::Program`].
+    /// Static instruction id: an index into [`crate::timing::program::Program`].
     pub sid: u32,
     /// Lanes active in the SIMT stack whose guard predicate held (0: the instruction had no
     /// effect); thread-instructions count these, and a memory instruction has one address per
@@ -143,7 +145,7 @@ impl LaneAddrs<'_> {
 /// What a CTA is an instance of: which kernel, how many threads, how much dynamic shared memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct LaunchShape {
-    /// Kernel index in [`super::program::Program::kernels`].
+    /// Kernel index in [`crate::timing::program::Program::kernels`].
     pub kernel: u32,
     /// Threads per CTA.
     pub threads: u32,
@@ -185,10 +187,10 @@ impl CtaStream {
     }
 }
 
-/// Where CTAs come from: the executor (through [`super::exec_source::ExecSource`]) or a list.
+/// Where CTAs come from: the executor (through [`crate::timing::stream::exec_source::ExecSource`]) or a list.
 pub trait CtaSource {
     /// The next CTA in execution order, `None` after the last; an error ends the simulation.
-    fn next_cta(&mut self) -> Result<Option<CtaStream>, String>;
+    fn next_cta(&mut self) -> Result<Option<CtaStream>, SourceError>;
 
     /// CTAs this source will produce in all, when known (progress reporting only).
     fn total_ctas(&self) -> Option<u64> {
@@ -210,14 +212,14 @@ impl VecSource {
         VecSource { ctas: ctas.into(), total }
     }
 
-    /// Boxed, for [`super::Simulation::new`].
+    /// Boxed, for [`crate::timing::Simulation::new`].
     pub fn boxed(ctas: Vec<CtaStream>) -> Box<dyn CtaSource> {
         Box::new(Self::new(ctas))
     }
 }
 
 impl CtaSource for VecSource {
-    fn next_cta(&mut self) -> Result<Option<CtaStream>, String> {
+    fn next_cta(&mut self) -> Result<Option<CtaStream>, SourceError> {
         Ok(self.ctas.pop_front())
     }
 

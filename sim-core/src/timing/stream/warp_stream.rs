@@ -20,7 +20,7 @@ use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
 
-use super::trace::{DynInst, LaneAddrs, MemSpace};
+use crate::timing::stream::trace::{DynInst, LaneAddrs, MemSpace};
 
 /// Consecutive static ids `sid, sid + 1, …` (`len` of them) executed by `executed`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

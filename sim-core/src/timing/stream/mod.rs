@@ -1,0 +1,16 @@
+//! The stream side of the timing model: what the functional executor hands over and how the SMs
+//! replay it. [`trace`] defines a CTA's recorded streams ([`trace::CtaStream`], one
+//! [`warp_stream::WarpStream`] per warp, decoded one [`trace::DynInst`] at a time);
+//! [`exec_source`] runs the executor CTA by CTA as a [`trace::CtaSource`]; [`timed_source`]
+//! measures the executor's share of host time; [`feed`] pulls each CTA once and shares it among
+//! the timing runs of several schemes.
+//!
+//! ```text
+//! executor ──ExecSource──▶ Feed (one CtaStream per CTA, shared) ──▶ ChipRun per scheme ──▶ Sm
+//! ```
+
+pub mod exec_source;
+pub mod feed;
+pub mod timed_source;
+pub mod trace;
+pub mod warp_stream;

@@ -60,7 +60,7 @@ impl Ctx<'_> {
 
 /// The section names [`dump`] knows.
 pub const SECTIONS: &[&str] =
-    &["cfg", "dominators", "postdominators", "loops", "liveness", "uniformity", "uses", "regalloc"];
+    &["cfg", "dominators", "postdominators", "loops", "liveness", "uniformity", "uses", "regalloc", "uninitialised"];
 
 /// Renders `sections` for every defined function of the module compiled from `src`.
 pub fn dump(src: &str, sections: &[&str]) -> String {
@@ -85,6 +85,7 @@ pub fn dump(src: &str, sections: &[&str]) -> String {
                 "uniformity" => uniformity_section(&mut out, &ctx(&module, func, body, src), &cfg),
                 "uses" => uses_section(&mut out, &ctx(&module, func, body, src), &cfg),
                 "regalloc" => regalloc_section(&mut out, &ctx(&module, func, body, src), &cfg),
+                "uninitialised" => uninitialised_section(&mut out, func, src, &cfg),
                 other => {
                     if !crate::scheme_dump::section(&mut out, &module, func, other) {
                         let _ = writeln!(out, "unknown section '{other}'");
@@ -268,4 +269,12 @@ fn regalloc_section(out: &mut String, c: &Ctx<'_>, cfg: &Cfg) {
         alloc.registers(),
         alloc.predicates()
     );
+}
+
+/// The registers read before any write, as the warnings the CLI and the page show.
+fn uninitialised_section(out: &mut String, func: &sim_core::ir::Function, src: &str, cfg: &Cfg) {
+    let index = sim_core::diagnostic::LineIndex::new(src);
+    for d in sim_core::analysis::UninitialisedReads::compute(func, cfg).diagnostics(func) {
+        out.push_str(&d.render_text("case.ptx", src, &index));
+    }
 }

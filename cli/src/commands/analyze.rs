@@ -56,6 +56,8 @@ pub struct Args {
 #[derive(Serialize)]
 struct Output {
     kernels: Vec<KernelOut>,
+    /// Warnings of the analyses (registers read before written), rendered as `file:line:col`.
+    warnings: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -129,7 +131,7 @@ pub fn run(args: &Args) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let out = analyze(&module, &src, &opts, &seeds, args.kernel.as_deref());
+    let out = analyze(&module, &src, &name, &opts, &seeds, args.kernel.as_deref());
     if let Some(k) = &args.kernel {
         if out.kernels.is_empty() {
             return fail(&format!("no defined function named '{k}' in {name}"));
@@ -156,6 +158,9 @@ pub fn run(args: &Args) -> ExitCode {
     if std::io::stdout().lock().write_all(text.as_bytes()).is_err() {
         return ExitCode::from(2);
     }
+    if !args.json {
+        let _ = std::io::stderr().lock().write_all(out.warnings.concat().as_bytes());
+    }
     ExitCode::SUCCESS
 }
 
@@ -164,9 +169,20 @@ fn fail(message: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
-fn analyze(module: &Module, src: &str, opts: &AnalysisOptions, seeds: &RangeSeeds, only: Option<&str>) -> Output {
+fn analyze(
+    module: &Module,
+    src: &str,
+    file: &str,
+    opts: &AnalysisOptions,
+    seeds: &RangeSeeds,
+    only: Option<&str>,
+) -> Output {
     let analysis = ModuleAnalysis::compute(module, opts);
     let index = LineIndex::new(src);
+    let warnings = sim_core::analysis::uninitialised::warnings(module, &analysis)
+        .iter()
+        .map(|d| d.render_text(file, src, &index))
+        .collect();
     let mut kernels = Vec::new();
     for (h, func) in module.functions.iter() {
         let (Some(body), Some(a)) = (&func.body, analysis.get(h)) else { continue };
@@ -206,5 +222,5 @@ fn analyze(module: &Module, src: &str, opts: &AnalysisOptions, seeds: &RangeSeed
             instructions,
         });
     }
-    Output { kernels }
+    Output { kernels, warnings }
 }

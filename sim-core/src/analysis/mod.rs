@@ -60,6 +60,7 @@ pub mod regalloc;
 pub mod scheme_annotations;
 pub mod single_use_loads;
 pub mod uniformity;
+pub mod uninitialised;
 pub mod use_counts;
 
 pub use alloc_target::AllocTarget;
@@ -82,6 +83,7 @@ pub use regalloc::Allocation;
 pub use scheme_annotations::annotate_schemes;
 pub use single_use_loads::{SingleUse, SingleUseLoads};
 pub use uniformity::{Uniformity, UniformityOptions};
+pub use uninitialised::UninitialisedReads;
 pub use use_counts::{ReadsHistogram, UseCounts};
 
 #[cfg(test)]

@@ -32,6 +32,8 @@ enum Command {
     Exec(commands::exec::Args),
     /// Simulate a kernel cycle by cycle under one or more register-file schemes.
     Run(commands::run::Args),
+    /// List the register-file schemes with their parameters and model notes.
+    Schemes(commands::schemes::Args),
     /// Measure simulator throughput (simulated warp-instructions per host second).
     Bench(commands::bench::Args),
 }
@@ -45,6 +47,7 @@ fn main() -> ExitCode {
         Command::Occupancy(args) => commands::occupancy::run(&args),
         Command::Exec(args) => commands::exec::run(&args),
         Command::Run(args) => commands::run::run(&args),
+        Command::Schemes(args) => commands::schemes::run(&args),
         Command::Bench(args) => commands::bench::run(&args),
     }
 }

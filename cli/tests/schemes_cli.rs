@@ -49,10 +49,8 @@ fn schemes_lists_every_scheme_with_its_parameters() {
 /// fermi-gtx480 has 16 collectors; with 2 the same instructions wait at least as long for one.
 #[test]
 fn the_same_scheme_twice_runs_side_by_side() {
-    let args =
-        [&REDUCTION[..], &["fermi-gtx480", "--scheme", "baseline:collector_units=2", "--scheme", "baseline", "--json"]]
-            .concat();
-    let (code, json, _, err) = reglab(&args);
+    let rest = ["fermi-gtx480", "--scheme", "baseline:collector_units=2", "--scheme", "baseline", "--json"];
+    let (code, json, _, err) = reglab(&[&REDUCTION[..], &rest[..]].concat());
     assert_eq!(code, 0, "{err}");
     let reports = json["reports"].as_array().cloned().unwrap_or_default();
     assert_eq!(reports.len(), 2);
@@ -66,7 +64,7 @@ fn the_same_scheme_twice_runs_side_by_side() {
     assert!(oc(&reports[0]) >= oc(&reports[1]) && oc(&reports[0]) > 0, "{} vs {}", oc(&reports[0]), oc(&reports[1]));
 }
 
-/// A report's echoed config, written to a scheme file, reproduces the run.
+/// A scheme file holds `{scheme, params}` entries, the form a report's config echo has.
 #[test]
 fn scheme_files_hold_specs() {
     let dir = std::env::temp_dir().join(format!("reglab-schemes-{}", std::process::id()));
@@ -75,8 +73,8 @@ fn scheme_files_hold_specs() {
     let written = std::fs::write(&file, r#"[{"scheme": "2x-registers", "params": {"register_multiplier": 4}}]"#);
     assert!(written.is_ok());
     let path = file.display().to_string();
-    let args = [&REDUCTION[..], &["fermi-gtx480", "--scheme-file", &path, "--sms", "2", "--json"]].concat();
-    let (code, json, _, err) = reglab(&args);
+    let rest = ["fermi-gtx480", "--scheme-file", &path, "--sms", "2", "--json"];
+    let (code, json, _, err) = reglab(&[&REDUCTION[..], &rest[..]].concat());
     assert_eq!(code, 0, "{err}");
     assert_eq!(json["reports"][0]["scheme"], "2x-registers:register_multiplier=4");
     assert_eq!(json["reports"][0]["config"]["params"]["register_multiplier"], 4);
@@ -92,12 +90,11 @@ fn bad_specs_are_usage_errors() {
         ("baseline:banks", "'banks' is not key=value"),
         ("rfc-ob", "unknown register-file scheme 'rfc-ob'"),
     ] {
-        let args = [&REDUCTION[..], &["fermi-gtx480", "--scheme", spec]].concat();
-        let (code, _, _, err) = reglab(&args);
+        let (code, _, _, err) = reglab(&[&REDUCTION[..], &["fermi-gtx480", "--scheme", spec][..]].concat());
         assert_eq!(code, 2, "{spec}: {err}");
         assert!(err.contains(message), "{spec}: {err}");
     }
-    let args = [&REDUCTION[..], &["fermi-gtx480", "--scheme", "baseline", "--scheme", "baseline"]].concat();
-    let (code, _, _, err) = reglab(&args);
+    let rest = ["fermi-gtx480", "--scheme", "baseline", "--scheme", "baseline"];
+    let (code, _, _, err) = reglab(&[&REDUCTION[..], &rest[..]].concat());
     assert_eq!((code, err.trim()), (2, "reglab run: scheme 'baseline' is given twice"));
 }

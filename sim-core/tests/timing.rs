@@ -56,14 +56,29 @@ fn fnv1a(text: &str) -> u64 {
     text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
+/// The reports' JSON without each report's config echo (its last field, checked separately by
+/// `configs_are_echoed`): the figures the digests were pinned on.
+fn digest_json(reports: &[Report]) -> String {
+    let mut json = serde_json::to_string(reports).unwrap_or_default();
+    for r in reports {
+        let echo = format!(",\"config\":{}", serde_json::to_string(&r.config).unwrap_or_default());
+        json = json.replacen(&echo, "", 1);
+    }
+    json
+}
+
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test)]
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 fn imgvf_report_is_the_same_everywhere() {
     let (_, ptx, launch) = EXAMPLES[0];
     let reports = simulate(ptx, launch, &["baseline", "no-bank-conflicts", "2x-registers"]);
     assert_eq!(reports.first().map(|r| (r.cycles, r.warp_instructions)), Some((20_965, 315_392)));
-    let json = serde_json::to_string(&reports).unwrap_or_default();
-    assert_eq!(fnv1a(&json), IMGVF_DIGEST, "report digest (update the pin only for a deliberate model change)");
+    assert!(reports.iter().all(|r| !r.config.params.is_empty()), "every report echoes its config");
+    assert_eq!(
+        fnv1a(&digest_json(&reports)),
+        IMGVF_DIGEST,
+        "report digest (update the pin only for a deliberate model change)"
+    );
 }
 
 /// Milliseconds to produce every CTA's streams with the executor alone.
@@ -91,8 +106,11 @@ fn hotspot_on_volta_report_is_the_same_everywhere() {
     let (_, ptx, launch) = EXAMPLES[1];
     let reports = simulate_on("volta-v100", Some(4), ptx, launch, &["baseline", "no-bank-conflicts"]);
     assert_eq!(reports.first().map(|r| r.warp_instructions), Some(573_440));
-    let json = serde_json::to_string(&reports).unwrap_or_default();
-    assert_eq!(fnv1a(&json), HOTSPOT_VOLTA_DIGEST, "report digest (update the pin only for a deliberate model change)");
+    assert_eq!(
+        fnv1a(&digest_json(&reports)),
+        HOTSPOT_VOLTA_DIGEST,
+        "report digest (update the pin only for a deliberate model change)"
+    );
 }
 
 /// A simulation of `ptx` under `launch` on fermi-gtx480 with `options`.
@@ -158,4 +176,30 @@ fn baseline_throughput_in_the_browser() {
         per_s(total_ms),
         per_s(exec_ms)
     );
+}
+
+/// Two specs of one scheme are two runs with distinct labels, each echoing its full config; with
+/// 2 collectors instead of fermi-gtx480's 16, no fewer scheduler-cycles are lost to operand
+/// collection (the collectors are a subset of the baseline's), over the same functional run.
+#[test]
+#[cfg(not(target_arch = "wasm32"))]
+fn configs_are_echoed() {
+    let (_, ptx, launch) = EXAMPLES[2];
+    let reports = simulate(ptx, launch, &["baseline", "baseline:collector_units=2"]);
+    let labels: Vec<&str> = reports.iter().map(|r| r.scheme.as_str()).collect();
+    assert_eq!(labels, ["baseline", "baseline:collector_units=2"]);
+    let units: Vec<String> =
+        reports.iter().filter_map(|r| r.config.params.get("collector_units")).map(ToString::to_string).collect();
+    assert_eq!(units, ["16", "2"], "fermi-gtx480's 16 collectors by default");
+    assert!(reports.iter().all(|r| r.config.scheme == "baseline" && r.config.params.len() == 5));
+    let (Some(full), Some(two)) = (reports.first(), reports.get(1)) else { return };
+    assert_eq!(full.warp_instructions, two.warp_instructions);
+    assert!(
+        two.stalls.get(sim_core::timing::StallCause::OperandCollection)
+            >= full.stalls.get(sim_core::timing::StallCause::OperandCollection),
+        "{:?} vs {:?}",
+        two.stalls,
+        full.stalls
+    );
+    assert!(two.stalls.get(sim_core::timing::StallCause::OperandCollection) > 0);
 }

@@ -3,7 +3,8 @@
 //!
 //! ```text
 //! worker → page   {"type":"ready"}            (its wasm has loaded)
-//! page → worker   RunRequest { ptx, launch, gpu (the occupancy panel's edited GpuConfig), schemes }
+//! page → worker   RunRequest { ptx, launch, gpu (the occupancy panel's edited GpuConfig),
+//!                              schemes: [{scheme, params}], registers_per_thread ("ptxas says N") }
 //! worker → page   {"type":"progress","fraction":0.4,"warp_instructions":81920,"cycles":12000} …
 //!                 {"type":"done","reports":[Report, …],"host":HostTiming}
 //!                 or  {"type":"failed","kind":"fault",…}
@@ -17,7 +18,7 @@ use sim_core::exec::LaunchSetup;
 use sim_core::gpu::GpuConfig;
 use sim_core::timing::error::SourceError;
 use sim_core::timing::stream::exec_source::ExecSource;
-use sim_core::timing::{Program, Report, Simulation, TimingError, TimingOptions};
+use sim_core::timing::{Program, Report, SchemeSpec, Simulation, TimingError, TimingOptions};
 
 use crate::host_timing::{now_ms, HostTiming};
 use sim_core::timing::stream::timed_source::TimedSource;
@@ -38,8 +39,13 @@ pub struct RunRequest {
     pub launch: LaunchSetup,
     /// The GPU: the occupancy panel's preset with the user's edits (`model::occupancy::gpu_config`).
     pub gpu: GpuConfig,
-    /// Register-file scheme names (`sim_core::timing::regfile::registry`).
-    pub schemes: Vec<String>,
+    /// Register-file schemes with their parameters (`sim_core::timing::regfile::registry` names;
+    /// parameters not set take their defaults).
+    pub schemes: Vec<SchemeSpec>,
+    /// Registers per thread as ptxas reports them (the user's "ptxas says N"), instead of the
+    /// scheme's estimate.
+    #[serde(default)]
+    pub registers_per_thread: Option<u32>,
 }
 
 /// Where a run stands.
@@ -113,7 +119,7 @@ fn from_timing(e: TimingError) -> RunFailure {
     match &e {
         TimingError::Source(SourceError::Exec(x)) => RunFailure::new(x.kind(), e.to_string()),
         TimingError::Source(SourceError::Stream(_)) => RunFailure::new("executor", e.to_string()),
-        TimingError::UnknownScheme(_) => RunFailure::new("scheme", e.to_string()),
+        TimingError::UnknownScheme(_) | TimingError::SchemeConfig(_) => RunFailure::new("scheme", e.to_string()),
         TimingError::UnsupportedGpu(_) => RunFailure::new("gpu", e.to_string()),
         TimingError::DoesNotFit { .. } | TimingError::Occupancy(_) => RunFailure::new("does_not_fit", e.to_string()),
         TimingError::Deadlock { .. } => RunFailure::new("deadlock", e.to_string()),
@@ -135,14 +141,17 @@ pub fn execute(req: &RunRequest, mut progress: impl FnMut(RunProgress)) -> Resul
         return Err(RunFailure::new("scheme", "choose at least one register-file scheme"));
     }
     sim_core::exec::plan::plan(&module, &req.launch).map_err(|e| RunFailure::new("invalid_launch", e.message))?;
-    let schemes: Vec<&str> = req.schemes.iter().map(String::as_str).collect();
     let program = Program::decode(&module, gpu);
     let source =
         ExecSource::new(&module, &req.launch, &program).map_err(|e| from_timing(TimingError::Source(e.into())))?;
     let (source, executor) = TimedSource::new(source, now_ms);
-    let options = TimingOptions { sample_interval_cycles: SAMPLE_INTERVAL_CYCLES, ..TimingOptions::default() };
+    let options = TimingOptions {
+        sample_interval_cycles: SAMPLE_INTERVAL_CYCLES,
+        registers_per_thread: req.registers_per_thread,
+        ..TimingOptions::default()
+    };
     let start = now_ms();
-    let mut sim = Simulation::new(program, Box::new(source), gpu, &schemes, options).map_err(from_timing)?;
+    let mut sim = Simulation::new(program, Box::new(source), gpu, &req.schemes, options).map_err(from_timing)?;
     let mut compute_ms = now_ms() - start;
     loop {
         let chunk = now_ms();
@@ -190,7 +199,8 @@ mod tests {
             ptx: ex.map_or(String::new(), |e| e.source.into()),
             launch,
             gpu: sim_core::gpu::presets::by_name("turing-rtx2060").unwrap_or_else(|| unreachable!()),
-            schemes: vec!["baseline".into(), "no-bank-conflicts".into()],
+            schemes: vec![SchemeSpec::named("baseline"), SchemeSpec::named("no-bank-conflicts")],
+            registers_per_thread: None,
         }
     }
 
@@ -235,7 +245,27 @@ mod tests {
         req.schemes.clear();
         assert_eq!(execute(&req, |_| {}).map_err(|f| f.kind), Err("scheme".into()));
         let mut req = vector_add(16);
+        req.schemes = vec![SchemeSpec::parse("baseline:banks=0").unwrap_or_default()];
+        let failure = execute(&req, |_| {}).err();
+        assert_eq!(failure.as_ref().map(|f| f.kind.as_str()), Some("scheme"));
+        assert!(failure.is_some_and(|f| f.message.contains("banks = 0 is out of range")));
+        let mut req = vector_add(16);
         req.ptx = "garbage".into();
         assert_eq!(execute(&req, |_| {}).map_err(|f| f.kind), Err("compile".into()));
+    }
+
+    /// The user's "ptxas says N" reaches the timing model: vector_add's estimate is far below
+    /// 200 registers, and at 200 × 256 threads = 51,200 of turing-rtx2060's 65,536 registers per
+    /// SM only one CTA fits.
+    #[test]
+    fn the_users_register_count_is_the_one_simulated() {
+        let mut req = vector_add(4);
+        let estimated = execute(&req, |_| {}).unwrap_or_default().reports;
+        req.registers_per_thread = Some(200);
+        let told = execute(&req, |_| {}).unwrap_or_default().reports;
+        let regs =
+            |r: &[Report]| r.first().and_then(|r| r.kernels.first()).map(|k| (k.registers_per_thread, k.ctas_per_sm));
+        assert!(regs(&estimated).is_some_and(|(n, _)| n < 200), "{:?}", regs(&estimated));
+        assert_eq!(regs(&told), Some((200, 1)));
     }
 }

@@ -7,3 +7,4 @@ pub mod exec;
 pub mod occupancy;
 pub mod parse;
 pub mod run;
+pub mod schemes;

@@ -1,24 +1,30 @@
-//! `reglab run FILE.ptx --launch L.json --gpu PRESET [--scheme S]... [--sms N] [--json]`: runs the
-//! kernel functionally once and replays its instruction streams through the cycle-level timing
-//! model under each register-file scheme, side by side.
+//! `reglab run FILE.ptx --launch L.json --gpu PRESET [--scheme S]... [--scheme-file F.json]
+//! [--sms N] [--json]`: runs the kernel functionally once and replays its instruction streams
+//! through the cycle-level timing model under each register-file scheme, side by side. A scheme
+//! is `NAME` or `NAME:key=value,key=value` (`reglab schemes` lists the parameters); the file is a
+//! JSON list of `{"scheme": NAME, "params": {key: value}}`, run after the `--scheme` ones. The
+//! same scheme twice with different values is two runs, labelled by their values; each report
+//! echoes its full config.
 //!
 //! ```text
-//! $ reglab run saxpy.ptx --launch saxpy.launch.json --gpu fermi-gtx480 --scheme baseline --scheme 2x-registers
-//! scheme            regs  CTAs/SM  cycles  warp IPC  thread IPC  issued% …
-//! baseline            12        8   18304     1.790      57.28    44.7 …
+//! $ reglab run saxpy.ptx --launch saxpy.launch.json --gpu fermi-gtx480 --scheme baseline --scheme baseline:collector_units=2
+//! scheme                      regs  CTAs/SM  cycles  warp IPC  thread IPC  issued% …
+//! baseline                      12        8   18304     1.790      57.28    44.7 …
+//! baseline:collector_units=2    12        8   19876     …
 //! ```
 //!
 //! Exit codes: 0 success (also when a run stops at its cycle budget: the report says so); 1 the
 //! kernel, setup or simulation has errors; 2 usage errors (unreadable files, unknown preset or
-//! scheme).
+//! scheme, a bad scheme spec or parameter value).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use sim_core::exec::LaunchSetup;
 use sim_core::gpu::{presets, GpuConfig};
+use sim_core::timing::regfile::config::resolve_all;
 use sim_core::timing::report::{Outcome, Report};
-use sim_core::timing::{Simulation, StallCause, TimingError, TimingOptions};
+use sim_core::timing::{EnergyModel, SchemeSpec, Simulation, StallCause, TimingError, TimingOptions};
 
 /// Arguments of `reglab run`.
 #[derive(clap::Args)]
@@ -31,9 +37,13 @@ pub struct Args {
     /// GPU preset (`reglab occupancy --list-presets` lists them).
     #[arg(long)]
     pub gpu: String,
-    /// Register-file scheme; repeat for a side-by-side comparison (default: baseline).
-    #[arg(long = "scheme")]
+    /// Register-file scheme, `NAME` or `NAME:key=value,key=value`; repeat for a side-by-side
+    /// comparison (default: baseline).
+    #[arg(long = "scheme", value_name = "NAME[:k=v,...]")]
     pub schemes: Vec<String>,
+    /// A JSON list of schemes, `[{"scheme": "baseline", "params": {"collector_units": 2}}]`.
+    #[arg(long, value_name = "F.json")]
+    pub scheme_file: Option<PathBuf>,
     /// Simulate this many SMs instead of the preset's count.
     #[arg(long)]
     pub sms: Option<u32>,
@@ -68,14 +78,38 @@ fn inputs(args: &Args) -> Result<(String, LaunchSetup, GpuConfig), ExitCode> {
     Ok((src, setup, gpu))
 }
 
+/// The schemes asked for (`--scheme` values, then the file's entries; baseline if none), checked
+/// against their schemas on `gpu`, or a usage error.
+fn schemes(args: &Args, gpu: &GpuConfig) -> Result<Vec<SchemeSpec>, ExitCode> {
+    let mut specs = Vec::new();
+    for text in &args.schemes {
+        specs.push(SchemeSpec::parse(text).map_err(|e| usage(e.to_string()))?);
+    }
+    if let Some(path) = &args.scheme_file {
+        let listed: Vec<SchemeSpec> = std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string()))
+            .map_err(|e| usage(format!("cannot read scheme file {}: {e}", path.display())))?;
+        specs.extend(listed);
+    }
+    if specs.is_empty() {
+        specs.push(SchemeSpec::named("baseline"));
+    }
+    let energy = EnergyModel::default();
+    resolve_all(&specs, gpu, &energy).map_err(|e| usage(e.to_string()))?;
+    Ok(specs)
+}
+
 /// Runs the subcommand.
 pub fn run(args: &Args) -> ExitCode {
     let (src, setup, gpu) = match inputs(args) {
         Ok(x) => x,
         Err(code) => return code,
     };
-    let schemes: Vec<&str> =
-        if args.schemes.is_empty() { vec!["baseline"] } else { args.schemes.iter().map(String::as_str).collect() };
+    let schemes = match schemes(args, &gpu) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
     let module = match sim_core::ptx::compile(&src) {
         Ok(m) => m,
         Err(diags) => {
@@ -99,7 +133,7 @@ pub fn run(args: &Args) -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        Err(e @ TimingError::UnknownScheme(_)) => usage(e.to_string()),
+        Err(e @ (TimingError::UnknownScheme(_) | TimingError::SchemeConfig(_))) => usage(e.to_string()),
         Err(e) => {
             if args.json {
                 let detail = serde_json::to_value(&e).unwrap_or(serde_json::Value::Null);
@@ -120,8 +154,9 @@ fn pct(n: u64, total: u64) -> f64 {
 }
 
 fn print_table(reports: &[Report]) {
+    let w = reports.iter().map(|r| r.scheme.chars().count()).max().unwrap_or(0).max(18);
     println!(
-        "{:<18} {:>5} {:>7} {:>10} {:>9} {:>10} {:>7} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>10} {:>10} {:>9} {:>10}",
+        "{:<w$} {:>5} {:>7} {:>10} {:>9} {:>10} {:>7} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>10} {:>10} {:>9} {:>10}",
         "scheme",
         "regs",
         "CTAs/SM",
@@ -141,7 +176,11 @@ fn print_table(reports: &[Report]) {
         "RF nJ"
     );
     for r in reports {
-        print_row(r);
+        print_row(r, w);
+    }
+    for r in reports {
+        let params: Vec<String> = r.config.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        println!("config {}: {}", r.scheme, params.join(" "));
     }
     if let Some(r) = reports.first() {
         let v = &r.values.reads_per_value;
@@ -158,12 +197,12 @@ fn print_table(reports: &[Report]) {
     }
 }
 
-fn print_row(r: &Report) {
+fn print_row(r: &Report, w: usize) {
     let s = &r.stalls;
     let t = s.total();
     let (regs, ctas) = r.kernels.first().map_or((0, 0), |k| (k.registers_per_thread, k.ctas_per_sm));
     println!(
-        "{:<18} {:>5} {:>7} {:>10} {:>9.3} {:>10.2} {:>7.1} {:>6.1} {:>6.1} {:>6.1} {:>6.1} {:>6.1} {:>6.1} {:>10} {:>10} {:>9} {:>10.1}",
+        "{:<w$} {:>5} {:>7} {:>10} {:>9.3} {:>10.2} {:>7.1} {:>6.1} {:>6.1} {:>6.1} {:>6.1} {:>6.1} {:>6.1} {:>10} {:>10} {:>9} {:>10.1}",
         r.scheme,
         regs,
         ctas,

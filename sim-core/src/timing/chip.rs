@@ -27,7 +27,6 @@
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::format;
-use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::{TimingError, TimingOptions};
@@ -36,7 +35,9 @@ use crate::timing::cta_dispatch::Dispatcher;
 use crate::timing::memory::l2::L2;
 use crate::timing::memory::MemoryStats;
 use crate::timing::program::Program;
-use crate::timing::regfile::{RegisterFileScheme, SchemeContext, SchemeEntry, SchemeStats, SmGeometry};
+use crate::timing::regfile::{
+    RegisterFileScheme, ResolvedScheme, SchemeConfigError, SchemeContext, SchemeStats, SmGeometry,
+};
 use crate::timing::report::{
     Ipc, OccupancySample, OccupancyTimeline, Outcome, RegisterFileReport, Report, StallBreakdown,
 };
@@ -47,7 +48,8 @@ const MAX_SAMPLES: usize = 1024;
 
 /// A run of one scheme.
 pub struct ChipRun {
-    entry: &'static SchemeEntry,
+    /// The scheme, its label and its full config.
+    scheme: ResolvedScheme,
     /// The scheme instance answering kernel-level questions (registers, residency limits).
     kernel_scheme: Box<dyn RegisterFileScheme>,
     sms: Vec<Sm>,
@@ -65,19 +67,22 @@ pub struct ChipRun {
 }
 
 impl ChipRun {
-    /// A run of `entry` on `gpu` (SM count already applied).
-    pub fn new(entry: &'static SchemeEntry, gpu: &GpuConfig, options: &TimingOptions) -> Self {
-        let kernel_scheme = (entry.make)(&SchemeContext {
-            gpu,
-            geometry: geometry(gpu, gpu.limits.max_warps()),
-            energy: &options.energy,
-        });
+    /// A run of `scheme` on `gpu` (SM count already applied).
+    pub fn new(scheme: ResolvedScheme, gpu: &GpuConfig, options: &TimingOptions) -> Result<Self, SchemeConfigError> {
+        let make = scheme.entry.make;
+        let kernel_scheme = make(
+            &SchemeContext { gpu, geometry: geometry(gpu, gpu.limits.max_warps()), energy: &options.energy },
+            &scheme.config,
+        )?;
         let max_warps = kernel_scheme.residency_limits(gpu).max_warps();
         let geo = geometry(gpu, max_warps);
         let ctx = SchemeContext { gpu, geometry: geo, energy: &options.energy };
-        let sms = (0..gpu.core.sm_count.max(1)).map(|_| Sm::new(gpu, geo, (entry.make)(&ctx))).collect();
-        ChipRun {
-            entry,
+        let mut sms = Vec::new();
+        for _ in 0..gpu.core.sm_count.max(1) {
+            sms.push(Sm::new(gpu, geo, make(&ctx, &scheme.config)?));
+        }
+        Ok(ChipRun {
+            scheme,
             kernel_scheme,
             sms,
             l2: L2::new(gpu),
@@ -90,7 +95,7 @@ impl ChipRun {
             timeline: OccupancyTimeline { interval_cycles: options.sample_interval_cycles.max(1), samples: Vec::new() },
             next_sample: 0,
             max_warps,
-        }
+        })
     }
 
     /// The run has ended (finished or out of budget).
@@ -284,7 +289,7 @@ impl ChipRun {
         memory.dram_writes = self.l2.dram.writes;
         memory.dram_bytes = self.l2.dram.bytes();
         Report {
-            scheme: String::from(self.entry.name),
+            scheme: self.scheme.label.clone(),
             gpu: gpu.name.clone(),
             sms: self.sms.len() as u32,
             schedulers_per_sm: gpu.scheduler.schedulers_per_sm,
@@ -304,6 +309,7 @@ impl ChipRun {
             occupancy_over_time: self.timeline.clone(),
             memory,
             cta_park_requests: parks,
+            config: self.scheme.echo(),
         }
     }
 }
@@ -314,7 +320,7 @@ fn register_file_report(scheme: SchemeStats) -> RegisterFileReport {
     for s in &scheme.structures {
         reads += s.reads;
         writes += s.writes;
-        let e = (s.reads + s.writes) as f64 * s.nj_per_access;
+        let e = s.energy_nj();
         total += e;
         energy_nj.insert(s.name.clone(), e);
     }

@@ -53,6 +53,9 @@ impl From<String> for SourceError {
 pub enum TimingError {
     /// No scheme has this name.
     UnknownScheme(String),
+    /// A scheme spec is malformed, sets an unknown parameter, a value of the wrong type or out of
+    /// range, or repeats another spec's label.
+    SchemeConfig(regfile::SchemeConfigError),
     /// The GPU cannot be simulated with these streams.
     UnsupportedGpu(String),
     /// The stream source failed: the executor's error, or a malformed stream.
@@ -101,6 +104,7 @@ impl core::fmt::Display for TimingError {
                 }
                 write!(f, ")")
             }
+            TimingError::SchemeConfig(e) => write!(f, "{e}"),
             TimingError::Source(e) => write!(f, "{e}"),
             TimingError::UnsupportedGpu(m) | TimingError::Occupancy(m) => f.write_str(m),
             TimingError::DoesNotFit { kernel, reasons } => {

@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! let program = Program::decode(&module, &gpu);
-//! let mut sim = Simulation::new(program, source, &gpu, &["baseline", "no-bank-conflicts"], opts)?;
+//! let mut sim = Simulation::new(program, source, &gpu, &["baseline", "baseline:collector_units=2"], opts)?;
 //! while !sim.step(100_000)?.finished { /* report progress, maybe cancel */ }
 //! let reports = sim.reports();          // one Report per scheme, same streams
 //! ```
@@ -52,7 +52,6 @@ pub mod stream;
 pub mod value_stats;
 
 use alloc::boxed::Box;
-use alloc::string::String;
 use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
@@ -66,7 +65,7 @@ use stream::feed::Feed;
 
 pub use error::TimingError;
 pub use program::Program;
-pub use regfile::{EnergyModel, RegisterFileScheme};
+pub use regfile::{EnergyModel, IntoSchemeSpec, RegisterFileScheme, SchemeSpec};
 pub use report::{Report, StallCause};
 pub use stream::trace::{CtaSource, CtaStream, DynInst, LaunchShape, MemSpace, VecSource, WarpStream};
 
@@ -122,12 +121,13 @@ pub struct Simulation {
 
 impl Simulation {
     /// A simulation of the CTAs from `source` (decoded against `program`) on `gpu`, once per
-    /// scheme in `schemes` (registry names).
-    pub fn new(
+    /// scheme in `schemes`: [`regfile::SchemeSpec`]s or their text (`"baseline"`,
+    /// `"baseline:collector_units=2"`), each with a distinct label.
+    pub fn new<S: IntoSchemeSpec>(
         program: Program,
         source: Box<dyn CtaSource>,
         gpu: &GpuConfig,
-        schemes: &[&str],
+        schemes: &[S],
         options: TimingOptions,
     ) -> Result<Simulation, TimingError> {
         if gpu.warp_size() != 32 {
@@ -141,10 +141,13 @@ impl Simulation {
         if let Some(n) = options.sms {
             gpu.core.sm_count = n.max(1);
         }
-        let mut runs = Vec::new();
-        for name in schemes {
-            let entry = regfile::by_name(name).ok_or_else(|| TimingError::UnknownScheme(String::from(*name)))?;
-            runs.push(ChipRun::new(entry, &gpu, &options));
+        let resolved = regfile::config::resolve_all(schemes, &gpu, &options.energy).map_err(|e| match e {
+            regfile::SchemeConfigError::UnknownScheme { scheme } => TimingError::UnknownScheme(scheme),
+            e => TimingError::SchemeConfig(e),
+        })?;
+        let mut runs = Vec::with_capacity(resolved.len());
+        for r in resolved {
+            runs.push(ChipRun::new(r, &gpu, &options).map_err(TimingError::SchemeConfig)?);
         }
         let feed = Feed::new(source, &program);
         Ok(Simulation { program, gpu, options, feed, runs })
@@ -152,11 +155,11 @@ impl Simulation {
 
     /// Decodes `module` for `gpu`, starts the executor on `setup` and prepares one timing run per
     /// scheme: the usual way to simulate a kernel.
-    pub fn from_launch(
+    pub fn from_launch<S: IntoSchemeSpec>(
         module: &Module,
         setup: &LaunchSetup,
         gpu: &GpuConfig,
-        schemes: &[&str],
+        schemes: &[S],
         options: TimingOptions,
     ) -> Result<Simulation, TimingError> {
         let program = Program::decode(module, gpu);

@@ -14,7 +14,7 @@ use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
 use crate::timing::memory::MemoryStats;
-use crate::timing::regfile::SchemeStats;
+use crate::timing::regfile::{SchemeSpec, SchemeStats};
 use crate::timing::value_stats::ValueReport;
 
 /// Why a scheduler did not issue in a cycle (or that it did). Every scheduler cycle has exactly
@@ -275,7 +275,8 @@ pub struct RegisterFileReport {
     pub energy_total_nj: f64,
 }
 
-/// Everything measured in one timing run.
+/// Everything measured in one timing run. `scheme` is the run's label: the registry name, or
+/// `NAME:key=value,…` when parameters were set (unique within a simulation).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Report {
     /// Register-file scheme.
@@ -314,4 +315,9 @@ pub struct Report {
     /// Times a scheme agreed to park a fully memory-stalled CTA (see
     /// [`crate::timing::regfile::RegisterFileScheme::may_park_cta`]).
     pub cta_park_requests: u64,
+    /// The scheme's full config, every parameter with its value (defaults included); as a
+    /// `--scheme-file` entry it reproduces this run's scheme. Kept last: the pinned digests hash
+    /// the report without it.
+    #[serde(default)]
+    pub config: SchemeSpec,
 }

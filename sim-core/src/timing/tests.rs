@@ -207,8 +207,10 @@ fn schemes_are_registered_by_name() {
         let entry = crate::timing::regfile::by_name(name);
         assert!(entry.is_some(), "{name}");
         if let Some(e) = entry {
-            let scheme = (e.make)(&SchemeContext { gpu: &gpu, geometry: geo, energy: &energy });
-            assert_eq!(scheme.name(), name);
+            let config = super::regfile::SchemeSpec::named(name).resolve(&gpu, &energy).map(|r| r.config);
+            let scheme =
+                config.and_then(|c| (e.make)(&SchemeContext { gpu: &gpu, geometry: geo, energy: &energy }, &c));
+            assert_eq!(scheme.map(|s| s.name()).ok(), Some(name));
         }
     }
     assert!(crate::timing::regfile::by_name("rfc").is_none());

@@ -33,7 +33,7 @@ pub fn lab_area() -> Html {
         <div class="lab" id="lab">
             <div class="lab-setup">
                 <LaunchEditor lab={lab.clone()} on_action={(*on_lab).clone()} />
-                <RunPanel lab={lab.clone()} gpu={(*gpu).clone()} source={state.source.clone()} on_action={(*on_lab).clone()} controls={controls} />
+                <RunPanel lab={lab.clone()} gpu={(*gpu).clone()} registers={state.settings.registers} source={state.source.clone()} on_action={(*on_lab).clone()} controls={controls} />
             </div>
             if let RunStatus::Done(out) = &lab.run { <RunResults run={out.clone()} /> }
         </div>

@@ -10,6 +10,7 @@ use sim_core::gpu::GpuConfig;
 use crate::lab::{LabAction, LabState, RunStatus};
 use crate::run_job::RunRequest;
 use crate::worker_client::RunControls;
+use sim_core::timing::SchemeSpec;
 
 /// Properties of [`RunPanel`].
 #[derive(Properties, Clone, PartialEq)]
@@ -20,6 +21,9 @@ pub struct RunPanelProps {
     pub source: AttrValue,
     /// The GPU of the occupancy panel, with its edits (`None`: unknown preset).
     pub gpu: Option<Rc<GpuConfig>>,
+    /// Registers per thread the user says ptxas allocates (`None`: the schemes' estimate).
+    #[prop_or_default]
+    pub registers: Option<u32>,
     /// Receives setting changes.
     pub on_action: Callback<LabAction>,
     /// Starts and cancels runs.
@@ -34,15 +38,16 @@ pub fn run_panel(props: &RunPanelProps) -> Html {
     let running = lab.running();
     let blocked = lab.schemes.is_empty() || lab.invalid.is_some() || props.gpu.is_none();
     let run = {
-        let (lab, source, start, gpu) =
-            (lab.clone(), props.source.clone(), props.controls.start.clone(), props.gpu.clone());
+        let (lab, source, start, gpu, registers) =
+            (lab.clone(), props.source.clone(), props.controls.start.clone(), props.gpu.clone(), props.registers);
         Callback::from(move |_: MouseEvent| {
             if let Some(gpu) = &gpu {
                 start.emit(RunRequest {
                     ptx: source.to_string(),
                     launch: (*lab.setup).clone(),
                     gpu: (**gpu).clone(),
-                    schemes: lab.schemes.clone(),
+                    schemes: lab.schemes.iter().map(|s| SchemeSpec::named(s)).collect(),
+                    registers_per_thread: registers,
                 });
             }
         })

@@ -3,6 +3,7 @@
 //! ```text
 //! bank = (reg + warp) % banks              // one group (no sub-cores)
 //! bank = group × per_group + (reg + warp) % per_group   // sub-core model (Volta and later)
+//! bank = reg % banks                        // `bank_mapping=reg`: no warp swizzle
 //! warp 0 reads r1, r5 with 4 banks: both in bank 1 → one granted this cycle, one the next
 //! ```
 //!
@@ -15,13 +16,41 @@ use alloc::collections::VecDeque;
 use alloc::vec;
 use alloc::vec::Vec;
 
+use serde::{Deserialize, Serialize};
+
 use super::operand_collector::CollectorPool;
 use super::CuId;
+
+/// How a register number maps to a bank.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BankMapping {
+    /// `(reg + warp slot) % banks` (GPGPU-Sim): warps start their registers in different banks.
+    RegPlusWarp,
+    /// `reg % banks`: every warp's register `r` in the same bank.
+    Reg,
+}
+
+impl BankMapping {
+    /// The parameter choices, default first.
+    pub const CHOICES: &'static [&'static str] = &["reg_plus_warp", "reg"];
+
+    /// The mapping called `name` (one of [`BankMapping::CHOICES`]).
+    pub fn from_choice(name: &str) -> Option<BankMapping> {
+        match name {
+            "reg_plus_warp" => Some(BankMapping::RegPlusWarp),
+            "reg" => Some(BankMapping::Reg),
+            _ => None,
+        }
+    }
+}
 
 /// The banks of one SM.
 #[derive(Clone, Debug)]
 pub struct Banks {
     per_group: u32,
+    /// The warp slot is added to the register number (GPGPU-Sim's swizzle).
+    swizzle: bool,
     queues: Vec<VecDeque<CuId>>,
     written_at: Vec<u64>,
     queued: usize,
@@ -40,13 +69,19 @@ pub struct Banks {
 }
 
 impl Banks {
-    /// `banks` banks in `groups` equal groups.
+    /// `banks` banks in `groups` equal groups, GPGPU-Sim's mapping.
     pub fn new(banks: u32, groups: u32) -> Self {
+        Banks::with_mapping(banks, groups, BankMapping::RegPlusWarp)
+    }
+
+    /// `banks` banks in `groups` equal groups, registers mapped by `mapping`.
+    pub fn with_mapping(banks: u32, groups: u32, mapping: BankMapping) -> Self {
         let groups = groups.max(1);
         let per_group = (banks / groups).max(1);
         let n = (per_group * groups) as usize;
         Banks {
             per_group,
+            swizzle: mapping == BankMapping::RegPlusWarp,
             queues: vec![VecDeque::new(); n],
             written_at: vec![u64::MAX; n],
             queued: 0,
@@ -61,7 +96,7 @@ impl Banks {
 
     /// The bank of register unit `reg` of warp slot `warp` in `group`.
     pub fn bank(&self, reg: u32, warp: u32, group: u32) -> usize {
-        let sum = u64::from(reg) + u64::from(warp);
+        let sum = u64::from(reg) + if self.swizzle { u64::from(warp) } else { 0 };
         let local = if self.per_group.is_power_of_two() {
             sum & u64::from(self.per_group - 1)
         } else {

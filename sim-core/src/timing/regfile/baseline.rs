@@ -5,18 +5,110 @@
 //!
 //! ```text
 //! fermi-gtx480: 16 banks, 16 CUs shared by 2 schedulers; volta-v100: 4 × (4 banks, 2 CUs)
+//! baseline:collector_units=2,bank_mapping=reg   → [`BankedConfig`] { banks: 16, collector_units: 2, … }
 //! ```
+//!
+//! Parameters ([`BankedConfig::params`]): banks, collector units and the energy per access
+//! default from the GPU preset and Gilani's Table 4; the bank mapping and the arbitration are
+//! GPGPU-Sim's unless set.
 
+use alloc::format;
 use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::bank::Banks;
+use serde::Serialize;
+
+use super::bank::{BankMapping, Banks};
+use super::config::SchemeConfigError;
 use super::operand_collector::CollectorPool;
+use super::params::{ConfigReader, ModelNote, ParamSpec, SchemeConfig};
 use super::{
     CuId, EnergyModel, IssueOutcome, OperandRequest, RegisterFileScheme, SchemeContext, SchemeStats, StructureStats,
     WriteRequest,
 };
+use crate::gpu::GpuConfig;
+
+/// The only arbitration modelled (the parameter's single choice).
+const ARBITRATION: &[&str] = &["write_first_oldest_read"];
+
+/// The configuration of a banked register file with operand collectors.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BankedConfig {
+    /// Register-file banks per SM (with sub-cores each owns `banks / sub_cores`); count, from
+    /// the preset (SCHEMES.md §0).
+    pub banks: u32,
+    /// Operand collector units per SM (with sub-cores each owns `units / sub_cores`; fewer than
+    /// one per sub-core means one per scheduler); count, from the preset (SCHEMES.md §0).
+    pub collector_units: u32,
+    /// Register → bank mapping (GPGPU-Sim's `(reg + warp) % banks` by default).
+    pub bank_mapping: BankMapping,
+    /// Energy of one 32-bit main register-file access in nJ (Gilani Table 4).
+    pub main_rf_nj: f64,
+}
+
+/// The collector-units parameter (also the conflict-free scheme's).
+pub fn collector_units_param(gpu: &GpuConfig) -> ParamSpec {
+    ParamSpec::int("collector_units", i64::from(gpu.register_file.collector_units), 0, 1024, "per SM").doc(
+        "Operand collector units per SM, split over the sub-cores; fewer than one per sub-core (0 included): one per scheduler, an in-order operand-read stage",
+        "GPU preset (SCHEMES.md §0)",
+    )
+}
+
+/// The main register file's energy parameter (every scheme with a main register file).
+pub fn main_rf_param(energy: &EnergyModel) -> ParamSpec {
+    ParamSpec::float("main_rf_nj", energy.main_rf_nj, 0.0, 1.0, "nJ per 32-bit access").doc(
+        "Energy of one 32-bit main register-file access (a warp-register access costs warp size times this)",
+        "Gilani et al. Table 4 (SCHEMES.md §5)",
+    )
+}
+
+impl BankedConfig {
+    /// The schema: defaults from `gpu` and `energy`.
+    pub fn params(gpu: &GpuConfig, energy: &EnergyModel) -> Vec<ParamSpec> {
+        vec![
+            ParamSpec::int("banks", i64::from(gpu.register_file.banks), i64::from(gpu.core.sub_cores.max(1)), 1024, "banks per SM")
+                .doc("Register-file banks per SM, split evenly over the sub-cores; one read and one write per bank per cycle", "GPU preset (SCHEMES.md §0)"),
+            collector_units_param(gpu),
+            ParamSpec::choice("bank_mapping", "reg_plus_warp", BankMapping::CHOICES).doc(
+                "Register to bank: reg_plus_warp = (register + warp slot) % banks; reg = register % banks (no warp swizzle)",
+                "GPGPU-Sim (SCHEMES.md §0)",
+            ),
+            ParamSpec::choice("arbitration", ARBITRATION[0], ARBITRATION).doc(
+                "Per bank and cycle a pending write wins the bank, else the oldest queued read is granted (the only policy modelled)",
+                "GPGPU-Sim (SCHEMES.md §0)",
+            ),
+            main_rf_param(energy),
+        ]
+    }
+
+    /// The typed config of `scheme` from its resolved `config`.
+    pub fn from_config(scheme: &str, config: &SchemeConfig) -> Result<BankedConfig, SchemeConfigError> {
+        let r = ConfigReader::new(scheme, config);
+        let mapping = r.choice("bank_mapping")?;
+        let bank_mapping = BankMapping::from_choice(mapping).ok_or_else(|| SchemeConfigError::WrongType {
+            scheme: String::from(scheme),
+            param: String::from("bank_mapping"),
+            expected: format!("one of {}", BankMapping::CHOICES.join(", ")),
+            got: String::from(mapping),
+        })?;
+        Ok(BankedConfig {
+            banks: r.u32("banks")?,
+            collector_units: r.u32("collector_units")?,
+            bank_mapping,
+            main_rf_nj: r.f64("main_rf_nj")?,
+        })
+    }
+}
+
+/// What the baseline models.
+pub const NOTES: &[ModelNote] = &[
+    ModelNote::modelled("Banks serve one warp-register read and one write per cycle; a pending write wins its bank; the oldest queued read is granted; duplicate sources are read once."),
+    ModelNote::modelled("Operand collector units hold an issued instruction until all its sources are read; with sub-cores each scheduler group owns its share of banks and collectors."),
+    ModelNote::modelled("Registers per thread: the allocator's estimate, or the user's \"ptxas says N\" override."),
+    ModelNote::not_modelled("Several read or write ports per bank (the presets' port counts are not used), and Accel-Sim's port throughput."),
+    ModelNote::assumption("A warp-register access costs warp size × the 32-bit energy figure whatever the active mask (a bank entry is read whole)."),
+];
 
 /// Banks plus collectors of one SM; also the body of [`super::double_registers`].
 #[derive(Clone, Debug)]
@@ -28,12 +120,12 @@ pub struct BankedRegisterFile {
 }
 
 impl BankedRegisterFile {
-    /// The baseline register file of one SM.
-    pub fn new(ctx: &SchemeContext<'_>) -> Self {
+    /// The baseline register file of one SM configured by `config`.
+    pub fn new(ctx: &SchemeContext<'_>, config: &BankedConfig) -> Self {
         BankedRegisterFile {
-            banks: Banks::new(ctx.gpu.register_file.banks, ctx.geometry.groups),
-            cus: CollectorPool::new(ctx.gpu, &ctx.geometry),
-            nj_per_access: EnergyModel::per_warp_register(ctx.energy.main_rf_nj, ctx.geometry.warp_size),
+            banks: Banks::with_mapping(config.banks, ctx.geometry.groups, config.bank_mapping),
+            cus: CollectorPool::with_units(config.collector_units, &ctx.geometry),
+            nj_per_access: EnergyModel::per_warp_register(config.main_rf_nj, ctx.geometry.warp_size),
             collector_full: 0,
         }
     }
@@ -88,6 +180,7 @@ impl RegisterFileScheme for BankedRegisterFile {
             bank_conflicts_read_write: self.banks.read_write,
             bank_conflicts_write_write: self.banks.write_write,
             collector_full: self.collector_full,
+            counters: Vec::new(),
         }
     }
 }

@@ -17,15 +17,25 @@
 //! compression tables, composite/scalar/sliced) implement the same trait: a scheme-specific issue
 //! stall is [`IssueOutcome::Stall`], extra pipeline stages are [`RegisterFileScheme::extra_read_stages`]
 //! and [`RegisterFileScheme::extra_write_stages`], CTA parking is
-//! [`RegisterFileScheme::may_park_cta`], energy per structure is [`SchemeStats::structures`].
+//! [`RegisterFileScheme::may_park_cta`], energy per structure is [`SchemeStats::structures`], a
+//! scheme's own figures (RFC hits, PCRF moves, …) are [`SchemeStats::counters`].
+//!
+//! Every scheme states its parameters ([`params::ParamSpec`]: kind, default, unit, range, doc,
+//! source, assumption) and model notes in its registry entry; a [`config::SchemeSpec`]
+//! (`NAME:key=value,…`) is resolved against them into the full config the scheme is built from
+//! and the report echoes.
 
 pub mod bank;
 pub mod baseline;
+pub mod config;
 pub mod double_registers;
 pub mod energy;
 pub mod no_bank_conflicts;
 pub mod operand_collector;
+pub mod params;
 pub mod registry;
+#[cfg(test)]
+mod tests;
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -36,7 +46,9 @@ use super::exec_units::UnitKind;
 use super::program::{KernelInfo, MemOp};
 use crate::gpu::{GpuConfig, ResidencyLimits};
 
+pub use config::{describe, IntoSchemeSpec, ResolvedScheme, SchemeConfigError, SchemeDescription, SchemeSpec};
 pub use energy::EnergyModel;
+pub use params::{ModelNote, NoteKind, ParamKind, ParamSpec, ParamValue, SchemeConfig};
 pub use registry::{by_name, SchemeEntry, SCHEMES};
 
 /// An operand collector unit (or whatever holds an issued instruction while its operands are
@@ -63,7 +75,8 @@ pub struct SchemeContext<'a> {
     pub gpu: &'a GpuConfig,
     /// The SM's shape.
     pub geometry: SmGeometry,
-    /// Energy per access.
+    /// The base energy model (the defaults of the schemes' energy parameters; a scheme reads its
+    /// figures from its config).
     pub energy: &'a EnergyModel,
 }
 
@@ -128,6 +141,24 @@ pub struct StructureStats {
     pub nj_per_access: f64,
 }
 
+impl StructureStats {
+    /// Energy of all its accesses in nJ (the report's `energy_nj` entry for it).
+    pub fn energy_nj(&self) -> f64 {
+        (self.reads + self.writes) as f64 * self.nj_per_access
+    }
+}
+
+/// A figure only some schemes count (RFC hits, PCRF moves, acquire stalls, …).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SchemeCounter {
+    /// Counter name (`rfc_hits`, …), unique within a scheme.
+    pub name: String,
+    /// Its value summed over the SMs.
+    pub value: u64,
+    /// Its unit (`reads`, `cycles`, `warp registers`, …).
+    pub unit: String,
+}
+
 /// What a scheme counted.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SchemeStats {
@@ -144,6 +175,9 @@ pub struct SchemeStats {
     /// again in that cycle for that group, and warps once refused wait until the scheme reports
     /// a free collector, so this counts group-cycles with a refusal.
     pub collector_full: u64,
+    /// The scheme's own counters, in a fixed order (absent from the JSON when it has none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub counters: Vec<SchemeCounter>,
 }
 
 impl SchemeStats {
@@ -162,6 +196,12 @@ impl SchemeStats {
         self.bank_conflicts_read_write += other.bank_conflicts_read_write;
         self.bank_conflicts_write_write += other.bank_conflicts_write_write;
         self.collector_full += other.collector_full;
+        for c in &other.counters {
+            match self.counters.iter_mut().find(|t| t.name == c.name) {
+                Some(t) => t.value += c.value,
+                None => self.counters.push(c.clone()),
+            }
+        }
     }
 }
 

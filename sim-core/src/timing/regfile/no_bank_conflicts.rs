@@ -5,16 +5,33 @@
 //! ```text
 //! add.f32 %f3, %f1, %f2  (both in one bank on the baseline: 2 read cycles) → 1 read cycle here
 //! ```
+//!
+//! Parameters: `collector_units` and `main_rf_nj`, as the baseline's.
 
 use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 
+use super::baseline::{collector_units_param, main_rf_param};
+use super::config::SchemeConfigError;
 use super::operand_collector::CollectorPool;
+use super::params::{ConfigReader, ModelNote, ParamSpec, SchemeConfig};
 use super::{
     CuId, EnergyModel, IssueOutcome, OperandRequest, RegisterFileScheme, SchemeContext, SchemeStats, StructureStats,
     WriteRequest,
 };
+use crate::gpu::GpuConfig;
+
+/// The schema: collectors and energy, defaults from `gpu` and `energy`.
+pub fn params(gpu: &GpuConfig, energy: &EnergyModel) -> Vec<ParamSpec> {
+    vec![collector_units_param(gpu), main_rf_param(energy)]
+}
+
+/// What the study models.
+pub const NOTES: &[ModelNote] = &[
+    ModelNote::modelled("Every source operand is read in the cycle after issue and writes never delay reads or other writes; collectors are the baseline's."),
+    ModelNote::assumption("Energy per access equals the baseline's main register file (no cost for the extra banks)."),
+];
 
 /// A register file without bank conflicts.
 #[derive(Clone, Debug)]
@@ -29,16 +46,18 @@ pub struct ConflictFreeRegisterFile {
 }
 
 impl ConflictFreeRegisterFile {
-    /// The register file of one SM.
-    pub fn new(ctx: &SchemeContext<'_>) -> Self {
-        ConflictFreeRegisterFile {
-            cus: CollectorPool::new(ctx.gpu, &ctx.geometry),
+    /// The register file of one SM configured by `config`.
+    pub fn new(ctx: &SchemeContext<'_>, config: &SchemeConfig) -> Result<Self, SchemeConfigError> {
+        let r = ConfigReader::new("no-bank-conflicts", config);
+        let main_rf_nj = r.f64("main_rf_nj")?;
+        Ok(ConflictFreeRegisterFile {
+            cus: CollectorPool::with_units(r.u32("collector_units")?, &ctx.geometry),
             waiting: Vec::new(),
             reads: 0,
             writes: 0,
-            nj_per_access: EnergyModel::per_warp_register(ctx.energy.main_rf_nj, ctx.geometry.warp_size),
+            nj_per_access: EnergyModel::per_warp_register(main_rf_nj, ctx.geometry.warp_size),
             collector_full: 0,
-        }
+        })
     }
 }
 

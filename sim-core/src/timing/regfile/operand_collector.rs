@@ -30,8 +30,14 @@ pub struct CollectorPool {
 impl CollectorPool {
     /// The collectors of one SM of `gpu` shaped as `geo`.
     pub fn new(gpu: &GpuConfig, geo: &SmGeometry) -> Self {
+        CollectorPool::with_units(gpu.register_file.collector_units, geo)
+    }
+
+    /// `units` collectors per SM (split evenly over the groups; fewer than one per group, 0
+    /// included, means one per scheduler) shaped as `geo`.
+    pub fn with_units(units: u32, geo: &SmGeometry) -> Self {
         let groups = geo.groups.max(1);
-        let configured = gpu.register_file.collector_units / groups;
+        let configured = units / groups;
         let per_group = if configured == 0 { (geo.schedulers / groups).max(1) } else { configured };
         let n = (per_group * groups) as usize;
         let mut free = vec![0u64; n.div_ceil(64)];

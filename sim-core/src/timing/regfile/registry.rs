@@ -1,18 +1,27 @@
-//! Every register-file scheme by name: the CLI's `--scheme` values and the app's scheme list
-//! read this table. Adding a scheme is its module plus one line here (and the UI's list).
+//! Every register-file scheme by name: the CLI's `--scheme` values, `reglab schemes` and the app's
+//! scheme list read this table. Adding a scheme is its module plus one entry here (and the UI's
+//! list): its parameter schema, its model notes and its constructor.
 //!
 //! ```text
-//! by_name("no-bank-conflicts") → SchemeEntry { make: ConflictFreeRegisterFile::new, … }
+//! by_name("no-bank-conflicts") → SchemeEntry { params: no_bank_conflicts::params, make: …, … }
+//! (entry.make)(&ctx, &resolved_config) → Box<dyn RegisterFileScheme> (one per SM)
 //! ```
 
 use alloc::boxed::Box;
+use alloc::vec::Vec;
 
-use super::baseline::BankedRegisterFile;
-use super::double_registers::DoubleRegisterFile;
-use super::no_bank_conflicts::ConflictFreeRegisterFile;
-use super::{RegisterFileScheme, SchemeContext};
+use super::baseline::{self, BankedConfig, BankedRegisterFile};
+use super::config::SchemeConfigError;
+use super::double_registers::{self, DoubleRegisterFile};
+use super::no_bank_conflicts::{self, ConflictFreeRegisterFile};
+use super::params::{ModelNote, ParamSpec, SchemeConfig};
+use super::{EnergyModel, RegisterFileScheme, SchemeContext};
+use crate::gpu::GpuConfig;
 
-/// One scheme: its name, a one-line description and its constructor (one instance per SM).
+/// Builds the register file of one SM from a config resolved against the scheme's schema.
+pub type MakeScheme = fn(&SchemeContext<'_>, &SchemeConfig) -> Result<Box<dyn RegisterFileScheme>, SchemeConfigError>;
+
+/// One scheme: its name, a one-line description, its parameters, notes and constructor.
 #[derive(Clone, Copy, Debug)]
 pub struct SchemeEntry {
     /// Name used on the command line and in reports.
@@ -21,8 +30,12 @@ pub struct SchemeEntry {
     pub description: &'static str,
     /// Which paper and section it models.
     pub source: &'static str,
+    /// Its parameter schema; defaults may come from the GPU preset and the base energy model.
+    pub params: fn(&GpuConfig, &EnergyModel) -> Vec<ParamSpec>,
+    /// What is modelled, what is not, the assumptions and their values.
+    pub notes: &'static [ModelNote],
     /// Builds the register file of one SM.
-    pub make: fn(&SchemeContext<'_>) -> Box<dyn RegisterFileScheme>,
+    pub make: MakeScheme,
 }
 
 /// The schemes, in the order the app lists them.
@@ -31,19 +44,25 @@ pub const SCHEMES: &[SchemeEntry] = &[
         name: "baseline",
         description: "Banked register file with operand collector units (GPGPU-Sim)",
         source: "SCHEMES.md §0; GPGPU-Sim operand collector",
-        make: |c| Box::new(BankedRegisterFile::new(c)),
+        params: BankedConfig::params,
+        notes: baseline::NOTES,
+        make: |c, cfg| Ok(Box::new(BankedRegisterFile::new(c, &BankedConfig::from_config("baseline", cfg)?))),
     },
     SchemeEntry {
         name: "no-bank-conflicts",
         description: "Limit study: every register its own bank",
         source: "Wyse, limit studies (SCHEMES.md §1)",
-        make: |c| Box::new(ConflictFreeRegisterFile::new(c)),
+        params: no_bank_conflicts::params,
+        notes: no_bank_conflicts::NOTES,
+        make: |c, cfg| Ok(Box::new(ConflictFreeRegisterFile::new(c, cfg)?)),
     },
     SchemeEntry {
         name: "2x-registers",
         description: "Limit study: twice the registers per SM (occupancy)",
         source: "Wyse, limit studies (SCHEMES.md §1)",
-        make: |c| Box::new(DoubleRegisterFile::new(c)),
+        params: double_registers::params,
+        notes: double_registers::NOTES,
+        make: |c, cfg| Ok(Box::new(DoubleRegisterFile::new(c, cfg)?)),
     },
 ];
 

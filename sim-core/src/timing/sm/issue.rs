@@ -14,9 +14,10 @@ use crate::timing::exec_units::UnitKind;
 use crate::timing::program::{Control, MemOp, Program, StaticInst};
 use crate::timing::regfile::{CuId, IssueOutcome, OperandRequest};
 use crate::timing::report::StallCause;
+use crate::timing::sm::hooks::{HookSet, Route};
 use crate::timing::sm::scoreboard::Pending;
 use crate::timing::sm::sleep::Sleep;
-use crate::timing::sm::{InFlight, Sm};
+use crate::timing::sm::{InFlight, Sm, NO_POOL};
 use crate::timing::stream::trace::DynInst;
 
 /// Why a warp could not issue, and the first cycle it might: `EVENT` when only an event of its
@@ -89,7 +90,7 @@ impl Sm {
         for s in 0..self.schedulers.len() {
             let Some(sched) = self.schedulers.get_mut(s) else { continue };
             let cause = if sched.is_empty() {
-                StallCause::Idle
+                self.empty_cause(s)
             } else if sched.sleep_until > now {
                 if sched.sleep_until != EVENT {
                     wake = wake.min(sched.sleep_until);
@@ -272,6 +273,9 @@ impl Sm {
                 }
                 self.sleep_if_dependent(w as usize, s, now, program);
                 scan.issued = true;
+                if self.hooks.contains(HookSet::PAIRING) {
+                    self.try_pair(s, w, now, program);
+                }
                 true
             }
             Err(b) => {
@@ -358,17 +362,28 @@ impl Sm {
             return Err(blocked(cause));
         }
         if let Control::Barrier { .. } | Control::Exit = s.control {
+            if self.pair_first.is_some() {
+                return Err(until(StallCause::Structural, now + 1));
+            }
             self.issue_control(w, now, s.control, inst.executed);
             return Ok(s.unit);
         }
-        let cu = self.collect(w, &inst, s, now, program)?;
+        let (cu, unit, pool) = self.collect(w, &inst, s, now, program)?;
         let why = if matches!(s.mem, MemOp::Load | MemOp::Atomic) { Pending::Memory } else { Pending::Alu };
         self.scoreboard.reserve_for(w, s, program, why);
         if self.in_cu.len() <= cu as usize {
             self.in_cu.resize(cu as usize + 1, None);
         }
+        let (extra_read, extra_write) = if self.hooks.contains(HookSet::OPERAND_LATENCY) {
+            self.operand_latencies(w, &inst, s, program)
+        } else {
+            (0, 0)
+        };
         if let Some(slot) = self.in_cu.get_mut(cu as usize) {
-            *slot = Some(InFlight { warp: w as u32, inst, seq: self.seq });
+            *slot = Some(InFlight { warp: w as u32, inst, seq: self.seq, unit, pool, extra_read, extra_write });
+        }
+        if self.hooks.contains(HookSet::PAIRING) {
+            self.pair_sid = inst.sid;
         }
         self.seq += 1;
         if let Some(warp) = self.warps.get_mut(w) {
@@ -378,7 +393,7 @@ impl Sm {
         }
         self.load_next(w);
         self.count_issue(inst.executed);
-        Ok(s.unit)
+        Ok(unit)
     }
 
     /// Warp `w`'s next instruction if it is live, not at a barrier and has it buffered.
@@ -409,14 +424,22 @@ impl Sm {
         s: &StaticInst,
         now: u64,
         program: &Program,
-    ) -> Result<CuId, Blocked> {
+    ) -> Result<(CuId, UnitKind, u8), Blocked> {
         let (group, scheduler) = self.warps.get(w).map_or((0, 0), |x| (x.group, x.scheduler));
-        let free = self.units.free_at(s.unit, group);
+        let (unit, pool) =
+            if self.hooks.contains(HookSet::ROUTE) { self.route(w, inst, s, now, program) } else { (s.unit, NO_POOL) };
+        let free = if pool == NO_POOL { self.units.free_at(unit, group) } else { self.side.free_at(pool) };
+        // Only the instruction's own unit is re-checked by itself (a routed one is looked at
+        // again, and routed again, when its unit may be free).
+        let own = (unit == s.unit && pool == NO_POOL).then_some(unit);
         if free > now + 1 {
-            let cause = if s.unit == UnitKind::LdSt { StallCause::Memory } else { StallCause::Structural };
-            return Err(Blocked { cause, wake: free - 1, unit: Some(s.unit) });
+            let cause = if unit == UnitKind::LdSt { StallCause::Memory } else { StallCause::Structural };
+            return Err(Blocked { cause, wake: free - 1, unit: own });
         }
-        let refused = Blocked { cause: StallCause::OperandCollection, wake: EVENT, unit: Some(s.unit) };
+        if self.pair_first.is_some() && !self.pairs(w, inst, s, program) {
+            return Err(until(StallCause::Structural, now + 1));
+        }
+        let refused = Blocked { cause: StallCause::OperandCollection, wake: EVENT, unit: own };
         if self.cu_full_at.get(group as usize) == Some(&now) {
             return Err(refused);
         }
@@ -432,14 +455,93 @@ impl Sm {
             mem: s.mem,
         };
         match self.rf.try_issue(&req, now) {
-            IssueOutcome::Collecting(cu) => Ok(cu),
+            IssueOutcome::Collecting(cu) => Ok((cu, unit, pool)),
             IssueOutcome::NoCollector => {
                 if let Some(t) = self.cu_full_at.get_mut(group as usize) {
                     *t = now;
                 }
                 Err(refused)
             }
-            IssueOutcome::Stall => Err(until(StallCause::SchemeSpecific, now + 1)),
+            IssueOutcome::Stall => Err(until(self.rf.issue_stall_cause(), now + 1)),
+        }
+    }
+
+    /// The operand request of warp `w`'s instruction `inst` (static `s`).
+    pub(super) fn request<'p>(
+        &self,
+        w: usize,
+        inst: &DynInst,
+        s: &StaticInst,
+        program: &'p Program,
+    ) -> OperandRequest<'p> {
+        let (group, scheduler) = self.warps.get(w).map_or((0, 0), |x| (x.group, x.scheduler));
+        OperandRequest {
+            warp: w as u32,
+            scheduler,
+            group,
+            sid: inst.sid,
+            reads: program.rf_reads_of(s),
+            writes: program.rf_writes_of(s),
+            unit: s.unit,
+            mem: s.mem,
+        }
+    }
+
+    /// Routing hook: the unit (or scheme pool) warp `w`'s instruction executes on.
+    fn route(&mut self, w: usize, inst: &DynInst, s: &StaticInst, now: u64, program: &Program) -> (UnitKind, u8) {
+        let req = self.request(w, inst, s, program);
+        match self.rf.route(&req, now) {
+            Route::Own => (s.unit, NO_POOL),
+            Route::Unit(u) => (u, NO_POOL),
+            Route::Scheme(p) if usize::from(p) < self.side.pools() => (s.unit, p),
+            Route::Scheme(_) => (s.unit, NO_POOL),
+        }
+    }
+
+    /// Per-operand latency hook: the extra cycles before dispatch (slowest source) and before
+    /// write-back (slowest result) of warp `w`'s instruction.
+    fn operand_latencies(&self, w: usize, inst: &DynInst, s: &StaticInst, program: &Program) -> (u16, u16) {
+        let req = self.request(w, inst, s, program);
+        let read = (0..req.reads.len()).map(|i| self.rf.operand_read_latency(&req, i)).max().unwrap_or(0);
+        let write = (0..req.writes.len()).map(|i| self.rf.operand_write_latency(&req, i)).max().unwrap_or(0);
+        (read.min(u32::from(u16::MAX)) as u16, write.min(u32::from(u16::MAX)) as u16)
+    }
+
+    /// Pairing hook: whether warp `w`'s instruction may take the slot of the one issued first.
+    fn pairs(&mut self, w: usize, inst: &DynInst, s: &StaticInst, program: &Program) -> bool {
+        let Some((fw, fsid)) = self.pair_first else { return true };
+        let Some(fs) = program.insts.get(fsid as usize) else { return false };
+        let fd = DynInst { sid: fsid, ..DynInst::default() };
+        let first = self.request(fw as usize, &fd, fs, program);
+        let second = self.request(w, inst, s, program);
+        self.rf.pair(&first, &second)
+    }
+
+    /// Pairing hook: after warp `w` issued on scheduler `s`, the scheduler's other warps (slot
+    /// order, awake ones) are offered the same slot until one pairs. A warp that cannot go is
+    /// left as it was (the next cycle's look decides its sleep).
+    fn try_pair(&mut self, s: usize, w: u32, now: u64, program: &Program) {
+        let words = self.deep.word_count();
+        for wi in 0..words {
+            let mut m = self.sched_slots.get(s).map_or(0, |x| x.word(wi)) & !self.deep.word(wi);
+            while m != 0 {
+                let c = (wi * 64) as u32 + m.trailing_zeros();
+                m &= m - 1;
+                if c == w || self.sleep.get(c as usize).is_some_and(|z| z.wake > now) {
+                    continue;
+                }
+                self.pair_first = Some((w, self.pair_sid));
+                let issued = self.issue_one(c as usize, now, program, None).is_ok();
+                self.pair_first = None;
+                if issued {
+                    if let Some(x) = self.sleep.get_mut(c as usize) {
+                        x.wake = 0;
+                        x.unit = None;
+                    }
+                    self.sleep_if_dependent(c as usize, s, now, program);
+                    return;
+                }
+            }
         }
     }
 
@@ -465,6 +567,9 @@ impl Sm {
         if at_barrier {
             if let Some(Some(c)) = self.ctas.get_mut(cta) {
                 c.waiting += 1;
+            }
+            if self.residency_hooks {
+                self.check_all_stalled(cta as u32);
             }
         }
         self.count_issue(executed);

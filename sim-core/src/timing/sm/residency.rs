@@ -24,7 +24,7 @@ impl Sm {
     pub(super) fn hooks_front(&mut self, now: u64) {
         while let Some((cta, number)) = self.side.take_activation(now) {
             if self.cta_numbers.get(cta as usize) == Some(&number) {
-                self.activate_now(cta);
+                self.activate_now(cta, now);
             }
         }
         while let Some(id) = self.side.take_done(now) {
@@ -106,7 +106,7 @@ impl Sm {
             return false;
         }
         if cost.cycles == 0 {
-            self.activate_now(cta);
+            self.activate_now(cta, now);
         } else {
             c.activating = true;
             let number = self.cta_numbers.get(cta as usize).copied().unwrap_or(0);
@@ -115,8 +115,10 @@ impl Sm {
         true
     }
 
-    /// CTA `cta`'s warps join their schedulers now.
-    fn activate_now(&mut self, cta: u32) {
+    /// CTA `cta`'s warps join their schedulers in cycle `now` (the issue stage looks at them
+    /// in `now` if it has not run yet, else in `now + 1`).
+    fn activate_now(&mut self, cta: u32, now: u64) {
+        self.next_event = self.next_event.min(now + 1);
         let Some(Some(c)) = self.ctas.get_mut(cta as usize) else { return };
         c.active = true;
         c.activating = false;

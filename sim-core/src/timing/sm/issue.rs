@@ -14,7 +14,7 @@ use crate::timing::exec_units::UnitKind;
 use crate::timing::program::{Control, MemOp, Program, StaticInst};
 use crate::timing::regfile::{CuId, IssueOutcome, OperandRequest};
 use crate::timing::report::StallCause;
-use crate::timing::sm::hooks::{HookSet, Route};
+use crate::timing::sm::hooks::HookSet;
 use crate::timing::sm::scoreboard::Pending;
 use crate::timing::sm::sleep::Sleep;
 use crate::timing::sm::{InFlight, Sm, NO_POOL};
@@ -23,7 +23,7 @@ use crate::timing::stream::trace::DynInst;
 /// Why a warp could not issue, and the first cycle it might: `EVENT` when only an event of its
 /// own (a write-back, a barrier release) can change that, which also wakes it.
 #[derive(Clone, Copy, Debug)]
-struct Blocked {
+pub(super) struct Blocked {
     cause: StallCause,
     wake: u64,
     /// Set when only this busy unit stopped it.
@@ -291,7 +291,7 @@ impl Sm {
     /// flight, it sleeps right away with the cause the next cycle's look would find (that look
     /// passes the same earlier checks — buffer ready at `now + 1`, no barrier — and every
     /// release of its scoreboard wakes it), so the next scan need not try it.
-    fn sleep_if_dependent(&mut self, w: usize, s: usize, now: u64, program: &Program) {
+    pub(super) fn sleep_if_dependent(&mut self, w: usize, s: usize, now: u64, program: &Program) {
         let Some(warp) = self.warps.get(w) else { return };
         if !warp.live || warp.pc >= warp.len || warp.at_barrier || !warp.ib.ready(now + 1) {
             return;
@@ -344,7 +344,7 @@ impl Sm {
 
     /// Issues the next instruction of warp `w` if it can go; `after` is the unit of an instruction
     /// this warp already issued this cycle.
-    fn issue_one(
+    pub(super) fn issue_one(
         &mut self,
         w: usize,
         now: u64,
@@ -463,85 +463,6 @@ impl Sm {
                 Err(refused)
             }
             IssueOutcome::Stall => Err(until(self.rf.issue_stall_cause(), now + 1)),
-        }
-    }
-
-    /// The operand request of warp `w`'s instruction `inst` (static `s`).
-    pub(super) fn request<'p>(
-        &self,
-        w: usize,
-        inst: &DynInst,
-        s: &StaticInst,
-        program: &'p Program,
-    ) -> OperandRequest<'p> {
-        let (group, scheduler) = self.warps.get(w).map_or((0, 0), |x| (x.group, x.scheduler));
-        OperandRequest {
-            warp: w as u32,
-            scheduler,
-            group,
-            sid: inst.sid,
-            reads: program.rf_reads_of(s),
-            writes: program.rf_writes_of(s),
-            unit: s.unit,
-            mem: s.mem,
-        }
-    }
-
-    /// Routing hook: the unit (or scheme pool) warp `w`'s instruction executes on.
-    fn route(&mut self, w: usize, inst: &DynInst, s: &StaticInst, now: u64, program: &Program) -> (UnitKind, u8) {
-        let req = self.request(w, inst, s, program);
-        match self.rf.route(&req, now) {
-            Route::Own => (s.unit, NO_POOL),
-            Route::Unit(u) => (u, NO_POOL),
-            Route::Scheme(p) if usize::from(p) < self.side.pools() => (s.unit, p),
-            Route::Scheme(_) => (s.unit, NO_POOL),
-        }
-    }
-
-    /// Per-operand latency hook: the extra cycles before dispatch (slowest source) and before
-    /// write-back (slowest result) of warp `w`'s instruction.
-    fn operand_latencies(&self, w: usize, inst: &DynInst, s: &StaticInst, program: &Program) -> (u16, u16) {
-        let req = self.request(w, inst, s, program);
-        let read = (0..req.reads.len()).map(|i| self.rf.operand_read_latency(&req, i)).max().unwrap_or(0);
-        let write = (0..req.writes.len()).map(|i| self.rf.operand_write_latency(&req, i)).max().unwrap_or(0);
-        (read.min(u32::from(u16::MAX)) as u16, write.min(u32::from(u16::MAX)) as u16)
-    }
-
-    /// Pairing hook: whether warp `w`'s instruction may take the slot of the one issued first.
-    fn pairs(&mut self, w: usize, inst: &DynInst, s: &StaticInst, program: &Program) -> bool {
-        let Some((fw, fsid)) = self.pair_first else { return true };
-        let Some(fs) = program.insts.get(fsid as usize) else { return false };
-        let fd = DynInst { sid: fsid, ..DynInst::default() };
-        let first = self.request(fw as usize, &fd, fs, program);
-        let second = self.request(w, inst, s, program);
-        self.rf.pair(&first, &second)
-    }
-
-    /// Pairing hook: after warp `w` issued on scheduler `s`, the scheduler's other warps (slot
-    /// order, awake ones) are offered the same slot until one pairs. A warp that cannot go is
-    /// left as it was (the next cycle's look decides its sleep).
-    fn try_pair(&mut self, s: usize, w: u32, now: u64, program: &Program) {
-        let words = self.deep.word_count();
-        for wi in 0..words {
-            let mut m = self.sched_slots.get(s).map_or(0, |x| x.word(wi)) & !self.deep.word(wi);
-            while m != 0 {
-                let c = (wi * 64) as u32 + m.trailing_zeros();
-                m &= m - 1;
-                if c == w || self.sleep.get(c as usize).is_some_and(|z| z.wake > now) {
-                    continue;
-                }
-                self.pair_first = Some((w, self.pair_sid));
-                let issued = self.issue_one(c as usize, now, program, None).is_ok();
-                self.pair_first = None;
-                if issued {
-                    if let Some(x) = self.sleep.get_mut(c as usize) {
-                        x.wake = 0;
-                        x.unit = None;
-                    }
-                    self.sleep_if_dependent(c as usize, s, now, program);
-                    return;
-                }
-            }
         }
     }
 

@@ -23,6 +23,7 @@ mod hook_tests;
 pub mod hooks;
 pub mod ibuffer;
 mod issue;
+mod issue_hooks;
 mod pipeline;
 mod residency;
 pub mod scheduler;
@@ -358,19 +359,6 @@ impl Sm {
         if self.residency_hooks {
             self.launched(slot as u32, number, live_warps, registers, active, now);
         }
-    }
-
-    /// Residency hooks: CTA `cta` was launched (parked unless `active`); tells the scheme and
-    /// applies its answer.
-    fn launched(&mut self, cta: u32, number: u64, warps: u32, registers: u32, active: bool, now: u64) {
-        if !active {
-            for w in self.warps_of(cta) {
-                self.park_warp(w);
-            }
-        }
-        self.events.push(ResidencyEvent::CtaLaunched { cta, number, warps, registers, active });
-        self.hooks_back(now);
-        self.next_event = self.next_event.min(self.side.next_event(now));
     }
 
     /// Puts warp `index` of CTA `number` (in CTA slot `cta`, `len` instructions) in warp slot `w`;

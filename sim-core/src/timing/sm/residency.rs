@@ -226,4 +226,17 @@ impl Sm {
             self.events.push(ResidencyEvent::CtaAllStalled { cta });
         }
     }
+
+    /// Residency hooks: CTA `cta` was launched (parked unless `active`); tells the scheme and
+    /// applies its answer.
+    pub(super) fn launched(&mut self, cta: u32, number: u64, warps: u32, registers: u32, active: bool, now: u64) {
+        if !active {
+            for w in self.warps_of(cta) {
+                self.park_warp(w);
+            }
+        }
+        self.events.push(ResidencyEvent::CtaLaunched { cta, number, warps, registers, active });
+        self.hooks_back(now);
+        self.next_event = self.next_event.min(self.side.next_event(now));
+    }
 }

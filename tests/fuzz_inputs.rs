@@ -15,7 +15,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use reglab_tests::repo_root;
@@ -169,6 +169,7 @@ fn mutate_text(text: &str, rng: &mut Rng) -> String {
 struct Watchdog {
     started: Arc<AtomicU64>,
     done: Arc<AtomicBool>,
+    current: Arc<Mutex<String>>,
     epoch: Instant,
 }
 
@@ -177,21 +178,27 @@ impl Watchdog {
     fn new(what: &'static str) -> Self {
         let started = Arc::new(AtomicU64::new(0));
         let done = Arc::new(AtomicBool::new(false));
+        let current = Arc::new(Mutex::new(String::new()));
         let epoch = Instant::now();
-        let (s, d) = (started.clone(), done.clone());
+        let (s, d, c) = (started.clone(), done.clone(), current.clone());
         std::thread::spawn(move || {
             while !d.load(Ordering::Relaxed) {
                 std::thread::sleep(Duration::from_millis(200));
                 let at = s.load(Ordering::Relaxed);
                 if at > 0 && epoch.elapsed().as_millis() as u64 > at + STALL.as_millis() as u64 {
-                    eprintln!("{what}: one input ran longer than {STALL:?}: a hang");
+                    let input = c.lock().map(|g| g.clone()).unwrap_or_default();
+                    eprintln!("{what}: one input ran longer than {STALL:?}: a hang\n{input}");
                     std::process::abort();
                 }
             }
         });
-        Watchdog { started, done, epoch }
+        Watchdog { started, done, current, epoch }
     }
-    fn tick(&self) {
+    fn tick(&self, input: &str) {
+        if let Ok(mut g) = self.current.lock() {
+            g.clear();
+            g.push_str(input);
+        }
         self.started.store(self.epoch.elapsed().as_millis() as u64 + 1, Ordering::Relaxed);
     }
 }
@@ -273,7 +280,7 @@ fn mutated_launch_setups_never_panic_or_hang() {
             }
             v.to_string()
         };
-        dog.tick();
+        dog.tick(&format!("{name} case {cases}: {text}"));
         if let Some(f) = guarded(&format!("{name} case {cases}"), &text, || exercise_launch(ptx, &text)) {
             failures.push(f);
         }
@@ -332,7 +339,7 @@ fn edited_gpus_never_panic_or_hang() {
         }
         let label = format!("{} case {cases}", gpu.name);
         let input = edits.join(", ");
-        dog.tick();
+        dog.tick(&format!("{label}: {input}"));
         if let Ok(edited) = serde_json::from_value::<GpuConfig>(v) {
             let failure = guarded(&label, &input, || time(&module, &setup, &edited));
             failures.extend(failure);

@@ -11,6 +11,7 @@
 //! let gpu = presets::by_name("fermi-gtx480");   // Angerd's baseline: 15 SMs, 1.4 GHz, 16 banks
 //! ```
 
+pub mod check;
 pub mod compute_capability;
 pub mod config;
 pub mod execution;

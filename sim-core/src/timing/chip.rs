@@ -39,7 +39,7 @@ use crate::timing::regfile::{
     RegisterFileScheme, ResolvedScheme, SchemeConfigError, SchemeContext, SchemeStats, SmGeometry,
 };
 use crate::timing::report::{
-    Ipc, OccupancySample, OccupancyTimeline, Outcome, RegisterFileReport, Report, StallBreakdown,
+    Ipc, OccupancySample, OccupancyTimeline, Outcome, RegisterFileReport, Report, ResidencyStats, StallBreakdown,
 };
 use crate::timing::sm::{ChipContext, Sm};
 use crate::timing::stream::feed::Feed;
@@ -75,7 +75,8 @@ impl ChipRun {
             &scheme.config,
         )?;
         let max_warps = kernel_scheme.residency_limits(gpu).max_warps();
-        let geo = geometry(gpu, max_warps);
+        // Warp slots of the model: more when the scheme keeps parked CTAs' warps resident.
+        let geo = geometry(gpu, kernel_scheme.max_resident_warps(max_warps).max(max_warps));
         let ctx = SchemeContext { gpu, geometry: geo, energy: &options.energy };
         let mut sms = Vec::new();
         for _ in 0..gpu.core.sm_count.max(1) {
@@ -242,12 +243,13 @@ impl ChipRun {
     fn sample_until(&mut self, t: u64) {
         while self.next_sample <= t {
             let resident: u32 = self.sms.iter().map(Sm::resident_ctas).sum();
+            let active: u32 = self.sms.iter().map(Sm::active_ctas).sum();
             let warps: u32 = self.sms.iter().map(Sm::resident_warps).sum();
             let capacity = f64::from(self.max_warps) * self.sms.len() as f64;
             self.timeline.samples.push(OccupancySample {
                 cycle: self.next_sample,
                 resident_ctas: resident,
-                active_ctas: resident,
+                active_ctas: active,
                 resident_warps: warps,
                 achieved_occupancy: if capacity > 0.0 { f64::from(warps) / capacity } else { 0.0 },
             });
@@ -266,14 +268,15 @@ impl ChipRun {
         let cycles = self.end.unwrap_or(self.now);
         let mut stalls = StallBreakdown::default();
         let mut scheme = SchemeStats::default();
-        let (mut warp_insts, mut thread_insts, mut parks) = (0, 0, 0);
+        let (mut warp_insts, mut thread_insts) = (0, 0);
+        let mut residency = ResidencyStats::default();
         for sm in &self.sms {
             let stats = sm.stats();
             stalls.merge(&stats.stalls);
             scheme.add(&sm.scheme().stats());
             warp_insts += stats.warp_instructions;
             thread_insts += stats.thread_instructions;
-            parks += stats.park_requests;
+            residency.add(&stats.residency);
         }
         let per_cycle = |n: u64| if cycles == 0 { 0.0 } else { n as f64 / cycles as f64 };
         let mut memory = self.mem_stats.clone();
@@ -308,7 +311,8 @@ impl ChipRun {
             values: feed.values.report(),
             occupancy_over_time: self.timeline.clone(),
             memory,
-            cta_park_requests: parks,
+            cta_park_requests: residency.parks,
+            residency,
             config: self.scheme.echo(),
         }
     }

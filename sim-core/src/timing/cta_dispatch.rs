@@ -1,6 +1,8 @@
 //! CTA dispatch: CTAs go to SMs in execution order, round robin over the SMs, as long as an SM
 //! holds fewer CTAs than the occupancy calculator allows for the kernel under the run's
-//! register-file scheme; a finished CTA's place is refilled at the end of the cycle it finished.
+//! register-file scheme (or the more resident CTAs the scheme admits,
+//! [`RegisterFileScheme::max_resident_ctas`]: those beyond the slot limit start parked); a
+//! finished CTA's place is refilled at the end of the cycle it finished.
 //! CTAs of launch `k + 1` start only when every CTA of launch `k` has finished (no concurrent
 //! kernels).
 //!
@@ -124,14 +126,16 @@ impl Dispatcher {
                 return Ok(());
             }
             let (limit, registers) = self.placement(cta.shape, program, gpu, scheme, regs_override)?;
+            // A scheme may keep more CTAs resident than the slots allow (parked ones).
+            let resident = scheme.max_resident_ctas(limit).max(limit);
             let warps = cta.warps.len() as u32;
             let n = sms.len();
             let pick = (0..n)
                 .map(|k| (self.next_sm + k) % n)
-                .find(|&i| sms.get(i).is_some_and(|sm| sm.resident_ctas() < limit && sm.free_warp_slots() >= warps));
+                .find(|&i| sms.get(i).is_some_and(|sm| sm.resident_ctas() < resident && sm.free_warp_slots() >= warps));
             let Some(i) = pick else { return Ok(()) };
             let Some(sm) = sms.get_mut(i) else { return Ok(()) };
-            sm.launch(cta.clone(), self.next, registers, now);
+            sm.launch(cta.clone(), self.next, registers, limit, now);
             self.launch = Some(cta.launch);
             self.next += 1;
             self.in_flight += 1;

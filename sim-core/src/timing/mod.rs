@@ -141,6 +141,7 @@ impl Simulation {
         if let Some(n) = options.sms {
             gpu.core.sm_count = n.max(1);
         }
+        crate::gpu::check::check_message(&gpu).map_err(TimingError::UnsupportedGpu)?;
         let resolved = regfile::config::resolve_all(schemes, &gpu, &options.energy).map_err(|e| match e {
             regfile::SchemeConfigError::UnknownScheme { scheme } => TimingError::UnknownScheme(scheme),
             e => TimingError::SchemeConfig(e),

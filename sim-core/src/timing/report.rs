@@ -41,11 +41,18 @@ pub enum StallCause {
     NoEligibleWarp,
     /// No warp assigned to the scheduler.
     Idle,
+    /// Every warp of the scheduler belongs to a parked CTA (switched out, or being moved in).
+    CtaSwitch,
+    /// A scheme's register acquire waited for free registers (RegMutex).
+    AcquireWait,
+    /// A scheme's buffer was full (memory-operand buffer, PCRF, …).
+    SchemeBufferFull,
 }
 
 impl StallCause {
-    /// Causes in the order reports list them (declaration order; [`StallCause::index`]).
-    pub const ALL: [StallCause; 9] = [
+    /// Causes in the order reports list them (declaration order; [`StallCause::index`]). The
+    /// causes after [`StallCause::Idle`] are scheme causes: reports list them only when non-zero.
+    pub const ALL: [StallCause; 12] = [
         StallCause::Issued,
         StallCause::SchemeSpecific,
         StallCause::OperandCollection,
@@ -55,17 +62,23 @@ impl StallCause {
         StallCause::Barrier,
         StallCause::NoEligibleWarp,
         StallCause::Idle,
+        StallCause::CtaSwitch,
+        StallCause::AcquireWait,
+        StallCause::SchemeBufferFull,
     ];
 
     /// Every cause, by ascending rank.
-    pub const BY_RANK: [StallCause; 9] = [
+    pub const BY_RANK: [StallCause; 12] = [
         StallCause::Idle,
         StallCause::NoEligibleWarp,
+        StallCause::CtaSwitch,
         StallCause::Barrier,
         StallCause::Memory,
         StallCause::Scoreboard,
         StallCause::Structural,
         StallCause::OperandCollection,
+        StallCause::SchemeBufferFull,
+        StallCause::AcquireWait,
         StallCause::SchemeSpecific,
         StallCause::Issued,
     ];
@@ -73,16 +86,25 @@ impl StallCause {
     /// Closeness to issuing: the cycle's cause is the highest over the scheduler's warps.
     pub fn rank(self) -> u8 {
         match self {
-            StallCause::Issued => 9,
-            StallCause::SchemeSpecific => 8,
-            StallCause::OperandCollection => 7,
-            StallCause::Structural => 6,
-            StallCause::Scoreboard => 5,
-            StallCause::Memory => 4,
-            StallCause::Barrier => 3,
+            StallCause::Issued => 12,
+            StallCause::SchemeSpecific => 11,
+            StallCause::AcquireWait => 10,
+            StallCause::SchemeBufferFull => 9,
+            StallCause::OperandCollection => 8,
+            StallCause::Structural => 7,
+            StallCause::Scoreboard => 6,
+            StallCause::Memory => 5,
+            StallCause::Barrier => 4,
+            StallCause::CtaSwitch => 3,
             StallCause::NoEligibleWarp => 2,
             StallCause::Idle => 1,
         }
+    }
+
+    /// A scheme cause: listed in reports only when non-zero (reports of schemes without them
+    /// keep their JSON).
+    pub fn is_scheme_cause(self) -> bool {
+        matches!(self, StallCause::CtaSwitch | StallCause::AcquireWait | StallCause::SchemeBufferFull)
     }
 
     /// Position in [`StallCause::ALL`] and in [`StallBreakdown`].
@@ -102,6 +124,9 @@ impl StallCause {
             StallCause::Barrier => "barrier",
             StallCause::NoEligibleWarp => "no eligible warp",
             StallCause::Idle => "idle",
+            StallCause::CtaSwitch => "CTA switch",
+            StallCause::AcquireWait => "acquire wait",
+            StallCause::SchemeBufferFull => "scheme buffer full",
         }
     }
 
@@ -117,6 +142,9 @@ impl StallCause {
             StallCause::Barrier => "barrier",
             StallCause::NoEligibleWarp => "no_eligible_warp",
             StallCause::Idle => "idle",
+            StallCause::CtaSwitch => "cta_switch",
+            StallCause::AcquireWait => "acquire_wait",
+            StallCause::SchemeBufferFull => "scheme_buffer_full",
         }
     }
 }
@@ -164,9 +192,12 @@ impl StallBreakdown {
 impl Serialize for StallBreakdown {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        let mut st = serializer.serialize_struct("StallBreakdown", StallCause::ALL.len())?;
+        let listed = self.iter().filter(|&(c, n)| n > 0 || !c.is_scheme_cause()).count();
+        let mut st = serializer.serialize_struct("StallBreakdown", listed)?;
         for (cause, n) in self.iter() {
-            st.serialize_field(cause.name(), &n)?;
+            if n > 0 || !cause.is_scheme_cause() {
+                st.serialize_field(cause.name(), &n)?;
+            }
         }
         st.end()
     }
@@ -312,12 +343,46 @@ pub struct Report {
     pub occupancy_over_time: OccupancyTimeline,
     /// Memory statistics.
     pub memory: MemoryStats,
-    /// Times a scheme agreed to park a fully memory-stalled CTA (see
-    /// [`crate::timing::regfile::RegisterFileScheme::may_park_cta`]).
+    /// CTAs a scheme parked (see [`crate::timing::sm::hooks::ResidencyAction`]); the same as
+    /// `residency.parks`.
     pub cta_park_requests: u64,
+    /// CTA switches and the cost of moving registers (listed only when a scheme moved any).
+    #[serde(default, skip_serializing_if = "ResidencyStats::is_empty")]
+    pub residency: ResidencyStats,
     /// The scheme's full config, every parameter with its value (defaults included); as a
     /// `--scheme-file` entry it reproduces this run's scheme. Kept last: the pinned digests hash
     /// the report without it.
     #[serde(default)]
     pub config: SchemeSpec,
+}
+
+/// What a scheme's residency actions did and cost, summed over SMs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResidencyStats {
+    /// CTAs parked (by a park or a swap).
+    pub parks: u64,
+    /// CTA switches: parked CTAs made active again (by an activation or a swap).
+    pub cta_switches: u64,
+    /// Cycles of the moves, as the scheme stated them, summed.
+    pub move_cycles: u64,
+    /// Warp-register reads of the moves.
+    pub moved_register_reads: u64,
+    /// Warp-register writes of the moves.
+    pub moved_register_writes: u64,
+}
+
+impl ResidencyStats {
+    /// Nothing was moved.
+    pub fn is_empty(&self) -> bool {
+        *self == ResidencyStats::default()
+    }
+
+    /// Adds another SM's counts.
+    pub fn add(&mut self, o: &ResidencyStats) {
+        self.parks += o.parks;
+        self.cta_switches += o.cta_switches;
+        self.move_cycles += o.move_cycles;
+        self.moved_register_reads += o.moved_register_reads;
+        self.moved_register_writes += o.moved_register_writes;
+    }
 }

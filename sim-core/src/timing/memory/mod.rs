@@ -71,6 +71,25 @@ pub struct MemoryStats {
     pub dram_writes: u64,
     /// Bytes moved to and from DRAM.
     pub dram_bytes: u64,
+    /// Read requests a register-file scheme sent (context moves, live-vector misses, …; not
+    /// counted in the kernel's figures above, but their L1/L2/DRAM traffic is). Listed only when
+    /// non-zero, as are the three below.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub scheme_reads: u64,
+    /// Write requests a scheme sent.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub scheme_writes: u64,
+    /// Bytes of the scheme's requests.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub scheme_bytes: u64,
+    /// Transactions (segments) of the scheme's requests.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub scheme_transactions: u64,
+}
+
+/// Serde: leave a zero scheme count out.
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// A warp memory instruction.
@@ -124,6 +143,11 @@ impl SmMemory {
             words: Vec::new(),
             patterns: PatternCache::default(),
         }
+    }
+
+    /// The coalescing segment in bytes.
+    pub fn segment_bytes(&self) -> u32 {
+        self.segment_bytes
     }
 
     /// Times `a` sent at `now`, updating caches, DRAM and `stats`.

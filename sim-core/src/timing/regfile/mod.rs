@@ -16,9 +16,10 @@
 //! (RF cache + operand buffer, DeMO's memory-operand buffer, FineReg's ACRF/PCRF, RegMutex,
 //! compression tables, composite/scalar/sliced) implement the same trait: a scheme-specific issue
 //! stall is [`IssueOutcome::Stall`], extra pipeline stages are [`RegisterFileScheme::extra_read_stages`]
-//! and [`RegisterFileScheme::extra_write_stages`], CTA parking is
-//! [`RegisterFileScheme::may_park_cta`], energy per structure is [`SchemeStats::structures`], a
-//! scheme's own figures (RFC hits, PCRF moves, …) are [`SchemeStats::counters`].
+//! and [`RegisterFileScheme::extra_write_stages`]; CTA residency, routing, pairing and memory
+//! requests are the SM hooks at the end of the trait ([`crate::timing::sm::hooks`]); energy per
+//! structure is [`SchemeStats::structures`], a scheme's own figures (RFC hits, PCRF moves, …) are
+//! [`SchemeStats::counters`].
 //!
 //! Every scheme states its parameters ([`params::ParamSpec`]: kind, default, unit, range, doc,
 //! source, assumption) and model notes in its registry entry; a [`config::SchemeSpec`]
@@ -44,6 +45,8 @@ use serde::{Deserialize, Serialize};
 
 use super::exec_units::UnitKind;
 use super::program::{KernelInfo, MemOp};
+use super::report::StallCause;
+use super::sm::hooks::{HookSet, ResidencyEvent, Route, SchemeUnit, SmActions};
 use crate::gpu::{GpuConfig, ResidencyLimits};
 
 pub use config::{describe, IntoSchemeSpec, ResolvedScheme, SchemeConfigError, SchemeDescription, SchemeSpec};
@@ -225,13 +228,6 @@ pub trait RegisterFileScheme {
         gpu.limits.clone()
     }
 
-    /// Whether a resident CTA whose warps all wait on memory may be parked (its registers moved
-    /// aside so another CTA can start). The SM asks whenever that happens and counts the `true`
-    /// answers; the parking itself belongs to the scheme that answers `true` (FineReg).
-    fn may_park_cta(&self, _live_registers: u32) -> bool {
-        false
-    }
-
     /// Cycles between the last operand read and dispatch to the execution unit (0 by default).
     fn extra_read_stages(&self) -> u32 {
         0
@@ -268,4 +264,70 @@ pub trait RegisterFileScheme {
 
     /// Counts so far.
     fn stats(&self) -> SchemeStats;
+
+    // ---- SM hooks (residency, issue routing, memory) ----
+    // Plain methods with no-op defaults. The SM asks `hooks` once, when it is built, and makes
+    // no other hook call for a hook the answer leaves out.
+
+    /// The hooks this scheme uses (none by default).
+    fn hooks(&self) -> HookSet {
+        HookSet::NONE
+    }
+
+    /// Resident CTAs per SM this scheme admits when the occupancy calculator allows
+    /// `slots_limit` (at least `slots_limit`, which stays the number of active CTAs a launch
+    /// may start as). Default: `slots_limit`.
+    fn max_resident_ctas(&self, slots_limit: u32) -> u32 {
+        slots_limit
+    }
+
+    /// Warp slots per SM this scheme needs when the GPU has `warp_slots` (resident warps of
+    /// parked CTAs hold one each). Default: `warp_slots`.
+    fn max_resident_warps(&self, warp_slots: u32) -> u32 {
+        warp_slots
+    }
+
+    /// A residency event at `now` ([`HookSet::RESIDENCY`], [`HookSet::ACTIVE_SET`]): the scheme
+    /// may answer with actions and memory requests in `out`.
+    fn on_residency(&mut self, _event: &ResidencyEvent, _now: u64, _out: &mut SmActions) {}
+
+    /// Memory request `id` completed at `now` (its data is back).
+    fn on_memory_done(&mut self, _id: u64, _now: u64, _out: &mut SmActions) {}
+
+    /// Unit pools this scheme adds to each SM ([`Route::Scheme`] names them by index).
+    fn scheme_units(&self) -> Vec<SchemeUnit> {
+        Vec::new()
+    }
+
+    /// Where the instruction of `req` executes ([`HookSet::ROUTE`]; asked before the unit is
+    /// checked, every time the instruction tries to issue). Default: its own unit.
+    fn route(&mut self, _req: &OperandRequest<'_>, _now: u64) -> Route {
+        Route::Own
+    }
+
+    /// Extra cycles between reading source operand `operand` (an index into `req.reads`) and
+    /// dispatch ([`HookSet::OPERAND_LATENCY`]); the instruction waits for its slowest operand.
+    /// Default: [`RegisterFileScheme::extra_read_stages`].
+    fn operand_read_latency(&self, _req: &OperandRequest<'_>, _operand: usize) -> u32 {
+        self.extra_read_stages()
+    }
+
+    /// Extra cycles before result `operand` (an index into `req.writes`) is written back
+    /// ([`HookSet::OPERAND_LATENCY`]); the result waits for the slowest.
+    /// Default: [`RegisterFileScheme::extra_write_stages`].
+    fn operand_write_latency(&self, _req: &OperandRequest<'_>, _operand: usize) -> u32 {
+        self.extra_write_stages()
+    }
+
+    /// Whether `second`, a ready instruction of another warp of the same scheduler, may issue in
+    /// the slot `first` issued in this cycle ([`HookSet::PAIRING`]). Asked for the scheduler's
+    /// other warps in slot order until one is paired (at most one pair per scheduler cycle).
+    fn pair(&mut self, _first: &OperandRequest<'_>, _second: &OperandRequest<'_>) -> bool {
+        false
+    }
+
+    /// The cause an [`IssueOutcome::Stall`] is charged to (asked only after one).
+    fn issue_stall_cause(&self) -> StallCause {
+        StallCause::SchemeSpecific
+    }
 }

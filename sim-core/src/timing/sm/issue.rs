@@ -14,15 +14,16 @@ use crate::timing::exec_units::UnitKind;
 use crate::timing::program::{Control, MemOp, Program, StaticInst};
 use crate::timing::regfile::{CuId, IssueOutcome, OperandRequest};
 use crate::timing::report::StallCause;
+use crate::timing::sm::hooks::HookSet;
 use crate::timing::sm::scoreboard::Pending;
 use crate::timing::sm::sleep::Sleep;
-use crate::timing::sm::{InFlight, Sm};
+use crate::timing::sm::{InFlight, Sm, NO_POOL};
 use crate::timing::stream::trace::DynInst;
 
 /// Why a warp could not issue, and the first cycle it might: `EVENT` when only an event of its
 /// own (a write-back, a barrier release) can change that, which also wakes it.
 #[derive(Clone, Copy, Debug)]
-struct Blocked {
+pub(super) struct Blocked {
     cause: StallCause,
     wake: u64,
     /// Set when only this busy unit stopped it.
@@ -89,7 +90,7 @@ impl Sm {
         for s in 0..self.schedulers.len() {
             let Some(sched) = self.schedulers.get_mut(s) else { continue };
             let cause = if sched.is_empty() {
-                StallCause::Idle
+                self.empty_cause(s)
             } else if sched.sleep_until > now {
                 if sched.sleep_until != EVENT {
                     wake = wake.min(sched.sleep_until);
@@ -272,6 +273,9 @@ impl Sm {
                 }
                 self.sleep_if_dependent(w as usize, s, now, program);
                 scan.issued = true;
+                if self.hooks.contains(HookSet::PAIRING) {
+                    self.try_pair(s, w, now, program);
+                }
                 true
             }
             Err(b) => {
@@ -287,7 +291,7 @@ impl Sm {
     /// flight, it sleeps right away with the cause the next cycle's look would find (that look
     /// passes the same earlier checks — buffer ready at `now + 1`, no barrier — and every
     /// release of its scoreboard wakes it), so the next scan need not try it.
-    fn sleep_if_dependent(&mut self, w: usize, s: usize, now: u64, program: &Program) {
+    pub(super) fn sleep_if_dependent(&mut self, w: usize, s: usize, now: u64, program: &Program) {
         let Some(warp) = self.warps.get(w) else { return };
         if !warp.live || warp.pc >= warp.len || warp.at_barrier || !warp.ib.ready(now + 1) {
             return;
@@ -340,7 +344,7 @@ impl Sm {
 
     /// Issues the next instruction of warp `w` if it can go; `after` is the unit of an instruction
     /// this warp already issued this cycle.
-    fn issue_one(
+    pub(super) fn issue_one(
         &mut self,
         w: usize,
         now: u64,
@@ -358,17 +362,28 @@ impl Sm {
             return Err(blocked(cause));
         }
         if let Control::Barrier { .. } | Control::Exit = s.control {
+            if self.pair_first.is_some() {
+                return Err(until(StallCause::Structural, now + 1));
+            }
             self.issue_control(w, now, s.control, inst.executed);
             return Ok(s.unit);
         }
-        let cu = self.collect(w, &inst, s, now, program)?;
+        let (cu, unit, pool) = self.collect(w, &inst, s, now, program)?;
         let why = if matches!(s.mem, MemOp::Load | MemOp::Atomic) { Pending::Memory } else { Pending::Alu };
         self.scoreboard.reserve_for(w, s, program, why);
         if self.in_cu.len() <= cu as usize {
             self.in_cu.resize(cu as usize + 1, None);
         }
+        let (extra_read, extra_write) = if self.hooks.contains(HookSet::OPERAND_LATENCY) {
+            self.operand_latencies(w, &inst, s, program)
+        } else {
+            (0, 0)
+        };
         if let Some(slot) = self.in_cu.get_mut(cu as usize) {
-            *slot = Some(InFlight { warp: w as u32, inst, seq: self.seq });
+            *slot = Some(InFlight { warp: w as u32, inst, seq: self.seq, unit, pool, extra_read, extra_write });
+        }
+        if self.hooks.contains(HookSet::PAIRING) {
+            self.pair_sid = inst.sid;
         }
         self.seq += 1;
         if let Some(warp) = self.warps.get_mut(w) {
@@ -378,7 +393,7 @@ impl Sm {
         }
         self.load_next(w);
         self.count_issue(inst.executed);
-        Ok(s.unit)
+        Ok(unit)
     }
 
     /// Warp `w`'s next instruction if it is live, not at a barrier and has it buffered.
@@ -409,14 +424,22 @@ impl Sm {
         s: &StaticInst,
         now: u64,
         program: &Program,
-    ) -> Result<CuId, Blocked> {
+    ) -> Result<(CuId, UnitKind, u8), Blocked> {
         let (group, scheduler) = self.warps.get(w).map_or((0, 0), |x| (x.group, x.scheduler));
-        let free = self.units.free_at(s.unit, group);
+        let (unit, pool) =
+            if self.hooks.contains(HookSet::ROUTE) { self.route(w, inst, s, now, program) } else { (s.unit, NO_POOL) };
+        let free = if pool == NO_POOL { self.units.free_at(unit, group) } else { self.side.free_at(pool) };
+        // Only the instruction's own unit is re-checked by itself (a routed one is looked at
+        // again, and routed again, when its unit may be free).
+        let own = (unit == s.unit && pool == NO_POOL).then_some(unit);
         if free > now + 1 {
-            let cause = if s.unit == UnitKind::LdSt { StallCause::Memory } else { StallCause::Structural };
-            return Err(Blocked { cause, wake: free - 1, unit: Some(s.unit) });
+            let cause = if unit == UnitKind::LdSt { StallCause::Memory } else { StallCause::Structural };
+            return Err(Blocked { cause, wake: free - 1, unit: own });
         }
-        let refused = Blocked { cause: StallCause::OperandCollection, wake: EVENT, unit: Some(s.unit) };
+        if self.pair_first.is_some() && !self.pairs(w, inst, s, program) {
+            return Err(until(StallCause::Structural, now + 1));
+        }
+        let refused = Blocked { cause: StallCause::OperandCollection, wake: EVENT, unit: own };
         if self.cu_full_at.get(group as usize) == Some(&now) {
             return Err(refused);
         }
@@ -432,14 +455,14 @@ impl Sm {
             mem: s.mem,
         };
         match self.rf.try_issue(&req, now) {
-            IssueOutcome::Collecting(cu) => Ok(cu),
+            IssueOutcome::Collecting(cu) => Ok((cu, unit, pool)),
             IssueOutcome::NoCollector => {
                 if let Some(t) = self.cu_full_at.get_mut(group as usize) {
                     *t = now;
                 }
                 Err(refused)
             }
-            IssueOutcome::Stall => Err(until(StallCause::SchemeSpecific, now + 1)),
+            IssueOutcome::Stall => Err(until(self.rf.issue_stall_cause(), now + 1)),
         }
     }
 
@@ -465,6 +488,9 @@ impl Sm {
         if at_barrier {
             if let Some(Some(c)) = self.ctas.get_mut(cta) {
                 c.waiting += 1;
+            }
+            if self.residency_hooks {
+                self.check_all_stalled(cta as u32);
             }
         }
         self.count_issue(executed);

@@ -18,10 +18,16 @@
 //! the skipped cycles are charged to the causes of the last simulated one, so the results are the
 //! same as simulating every cycle.
 
+#[cfg(test)]
+mod hook_tests;
+pub mod hooks;
 pub mod ibuffer;
 mod issue;
+mod issue_hooks;
 mod pipeline;
+mod residency;
 pub mod scheduler;
+mod scheme_side;
 pub mod scoreboard;
 mod sleep;
 pub mod warp;
@@ -40,10 +46,12 @@ use crate::timing::memory::l2::L2;
 use crate::timing::memory::{MemoryStats, SmMemory};
 use crate::timing::program::Program;
 use crate::timing::regfile::{CuId, RegisterFileScheme, SmGeometry};
-use crate::timing::report::{StallBreakdown, StallCause};
+use crate::timing::report::{ResidencyStats, StallBreakdown, StallCause};
 use crate::timing::stream::trace::{CtaStream, DynInst};
+use hooks::{HookSet, ResidencyEvent, SmActions};
 use ibuffer::IBuffer;
 use scheduler::Scheduler;
+use scheme_side::SchemeSide;
 use scoreboard::Scoreboard;
 use sleep::{group_of, DeepCauses, Sleep};
 use warp::{ResidentCta, Warp, WarpSet};
@@ -65,7 +73,17 @@ struct InFlight {
     pub warp: u32,
     pub inst: DynInst,
     pub seq: u64,
+    /// The unit it executes on (its own unless the scheme routed it).
+    pub unit: UnitKind,
+    /// A scheme unit pool it was routed to ([`NO_POOL`]: none).
+    pub pool: u8,
+    /// Extra cycles before dispatch and before write-back (per-operand latency hook).
+    pub extra_read: u16,
+    pub extra_write: u16,
 }
+
+/// [`InFlight::pool`] of an instruction on an SM unit.
+const NO_POOL: u8 = u8::MAX;
 
 /// A collected instruction waiting for dispatch.
 #[derive(Clone, Copy, Debug)]
@@ -85,8 +103,8 @@ pub struct SmStats {
     pub thread_instructions: u64,
     /// Scheduler cycles by cause.
     pub stalls: StallBreakdown,
-    /// Cycles a scheme agreed to park a CTA.
-    pub park_requests: u64,
+    /// What the scheme's residency actions did and cost.
+    pub residency: ResidencyStats,
 }
 
 /// One SM.
@@ -151,12 +169,33 @@ pub struct Sm {
     /// Warp slots in use.
     live_warps: u32,
     cta_numbers: Vec<u64>,
+    /// The hooks the scheme uses (asked once).
+    hooks: HookSet,
+    /// `hooks` has residency events.
+    residency_hooks: bool,
+    /// Events waiting for the scheme (handled at the end of the cycle).
+    events: Vec<ResidencyEvent>,
+    /// The scheme's answers, applied at the end of the cycle.
+    out: SmActions,
+    /// Parked warps, activations, scheme units and memory requests.
+    side: SchemeSide,
+    /// Per scheduler: warps of parked CTAs.
+    parked_in: Vec<u32>,
+    /// While the issue stage looks for a pair: the (warp, static instruction) issued first.
+    pair_first: Option<(u32, u32)>,
+    /// The static instruction issued last (pairing hook only).
+    pair_sid: u32,
 }
 
 impl Sm {
     /// An empty SM of `gpu` with register file `rf`.
     pub fn new(gpu: &GpuConfig, geo: SmGeometry, rf: Box<dyn RegisterFileScheme>) -> Self {
         let policy = gpu.scheduler.policy;
+        let hooks = rf.hooks();
+        let base = UNIT_KINDS * geo.groups.max(1) as usize;
+        let units = if hooks.is_empty() { Vec::new() } else { rf.scheme_units() };
+        let side = SchemeSide::new(units, geo.max_warps, base);
+        let ready_pools = base + side.pools();
         let units = ExecUnits::new(gpu, geo.groups);
         let ldst_pools = (0..geo.groups.max(1))
             .map(|g| units.pool_id(UnitKind::LdSt, g))
@@ -165,7 +204,9 @@ impl Sm {
         Sm {
             warps: vec![Warp::empty(); geo.max_warps as usize],
             ctas: Vec::new(),
-            schedulers: (0..geo.schedulers).map(|_| Scheduler::new(policy)).collect(),
+            schedulers: (0..geo.schedulers)
+                .map(|_| Scheduler::new(policy).tracking_active_set(hooks.contains(HookSet::ACTIVE_SET)))
+                .collect(),
             scoreboard: Scoreboard::new(geo.max_warps as usize),
             units,
             rf,
@@ -173,7 +214,7 @@ impl Sm {
             wb: WritebackQueue::default(),
             in_cu: Vec::new(),
             collected: Vec::new(),
-            ready: vec![VecDeque::new(); UNIT_KINDS * geo.groups.max(1) as usize],
+            ready: vec![VecDeque::new(); ready_pools],
             ready_len: 0,
             ready_pools: 0,
             ldst_pools,
@@ -199,6 +240,14 @@ impl Sm {
             finished_at: None,
             live_warps: 0,
             cta_numbers: Vec::new(),
+            hooks,
+            residency_hooks: hooks.contains(HookSet::RESIDENCY),
+            events: Vec::new(),
+            out: SmActions::default(),
+            side,
+            parked_in: vec![0; geo.schedulers as usize],
+            pair_first: None,
+            pair_sid: 0,
         }
     }
 
@@ -264,8 +313,9 @@ impl Sm {
         self.geo.max_warps.saturating_sub(self.live_warps)
     }
 
-    /// Starts CTA number `number` at the end of cycle `now`: its warps fetch from `now + 1`.
-    pub fn launch(&mut self, stream: Rc<CtaStream>, number: u64, registers: u32, now: u64) {
+    /// Starts CTA number `number` at the end of cycle `now`: its warps fetch from `now + 1`. It
+    /// is active unless the scheme has residency hooks and `active_limit` CTAs are active.
+    pub fn launch(&mut self, stream: Rc<CtaStream>, number: u64, registers: u32, active_limit: u32, now: u64) {
         let slot = match self.ctas.iter().position(Option::is_none) {
             Some(s) => s,
             None => {
@@ -286,8 +336,11 @@ impl Sm {
             self.finished_at.get_or_insert(now);
             return;
         }
-        if let Some(c) = self.ctas.get_mut(slot) {
-            *c = Some(ResidentCta { stream, slots, live_warps, waiting: 0, registers });
+        let active = !self.residency_hooks || self.active_ctas() < active_limit;
+        let c =
+            ResidentCta { stream, slots, live_warps, waiting: 0, registers, active, activating: false, mem_waiting: 0 };
+        if let Some(x) = self.ctas.get_mut(slot) {
+            *x = Some(c);
         }
         if let Some(n) = self.cta_numbers.get_mut(slot) {
             *n = number;
@@ -302,6 +355,9 @@ impl Sm {
         self.finish_bound = 0;
         for w in self.ctas.get(slot).and_then(|c| c.as_ref()).map(|c| c.slots.clone()).unwrap_or_default() {
             self.finish_if_done(w as usize, now);
+        }
+        if self.residency_hooks {
+            self.launched(slot as u32, number, live_warps, registers, active, now);
         }
     }
 
@@ -342,16 +398,22 @@ impl Sm {
     /// instructions joining their unit's queue. Nothing in it reads or writes chip-wide state.
     pub(in crate::timing) fn cycle_front(&mut self, now: u64, program: &Program) {
         self.account_until(now);
+        if !self.hooks.is_empty() {
+            self.hooks_front(now);
+        }
         self.writeback(now, program);
         self.rf.cycle(now, &mut self.collected);
-        let extra = u64::from(self.rf.extra_read_stages());
+        // With per-operand latency, each instruction carries its own (the scheme-wide stages
+        // are the per-operand default).
+        let extra =
+            if self.hooks.contains(HookSet::OPERAND_LATENCY) { 0 } else { u64::from(self.rf.extra_read_stages()) };
         for cu in self.collected.drain(..) {
             let Some(Some(f)) = self.in_cu.get(cu as usize) else { continue };
-            let unit = program.insts.get(f.inst.sid as usize).map_or(UnitKind::Sp, |s| s.unit);
+            let (unit, pool, at) = (f.unit, f.pool, now + extra + u64::from(f.extra_read));
             let group = self.warps.get(f.warp as usize).map_or(0, |w| w.group);
-            let q = self.units.pool_id(unit, group);
+            let q = if pool == NO_POOL { self.units.pool_id(unit, group) } else { self.side.base + usize::from(pool) };
             if let Some(queue) = self.ready.get_mut(q) {
-                queue.push_back(Ready { cu, at: now + extra, unit, group });
+                queue.push_back(Ready { cu, at, unit, group });
                 self.ready_len += 1;
                 if q < 64 {
                     self.ready_pools |= 1 << q;
@@ -372,6 +434,10 @@ impl Sm {
             let wb = self.wb.next_event(now).unwrap_or(u64::MAX);
             wb.min(wake).max(now + 1)
         };
+        if !self.hooks.is_empty() {
+            self.hooks_back(now);
+            self.next_event = self.next_event.min(self.side.next_event(now));
+        }
     }
 
     /// Simulates cycle `now`.
@@ -389,7 +455,9 @@ impl Sm {
     /// end, it is followed by many short windows while the last results are in flight.)
     fn earliest_cta_finish(&self, now: u64) -> u64 {
         let per_warp = u64::from(self.issue_per_cycle + u32::from(self.dual_issue)).max(1);
-        let per_sm = per_warp * u64::from(self.geo.schedulers.max(1));
+        // A paired instruction of another warp adds one a cycle per scheduler.
+        let paired = u64::from(self.hooks.contains(HookSet::PAIRING));
+        let per_sm = (per_warp + paired) * u64::from(self.geo.schedulers.max(1));
         let mut earliest = u64::MAX;
         for (i, c) in self.ctas.iter().enumerate() {
             let Some(c) = c else { continue };
@@ -459,16 +527,27 @@ impl Sm {
             s.remove(w);
         }
         self.scoreboard.clear(w);
+        self.forget_parked(w);
+        if self.residency_hooks {
+            self.events.push(ResidencyEvent::WarpFinished { warp: w as u32, cta: cta as u32 });
+        }
         let Some(Some(c)) = self.ctas.get_mut(cta) else { return };
         c.live_warps = c.live_warps.saturating_sub(1);
         if c.live_warps == 0 {
             if let Some(slot) = self.ctas.get_mut(cta) {
                 *slot = None;
             }
+            self.side.cancel_activation(cta as u32);
+            if self.residency_hooks {
+                self.events.push(ResidencyEvent::CtaFinished { cta: cta as u32 });
+            }
             self.finished.push(self.cta_numbers.get(cta).copied().unwrap_or(0));
             self.finished_at.get_or_insert(now);
         } else {
             self.try_release_barrier(cta, now);
+            if self.residency_hooks {
+                self.check_all_stalled(cta as u32);
+            }
         }
     }
 

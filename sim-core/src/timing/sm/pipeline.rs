@@ -12,8 +12,9 @@ use crate::timing::exec_units::UnitKind;
 use crate::timing::memory::MemAccess;
 use crate::timing::program::{Control, MemOp, Program, StaticInst};
 use crate::timing::regfile::WriteRequest;
+use crate::timing::sm::hooks::HookSet;
 use crate::timing::sm::writeback::Completion;
-use crate::timing::sm::{ChipContext, Ready, Sm};
+use crate::timing::sm::{ChipContext, InFlight, Ready, Sm};
 use crate::timing::stream::trace::{LaneAddrs, MemSpace};
 
 impl Sm {
@@ -85,6 +86,9 @@ impl Sm {
     /// [`Sm::dispatch_pool`] would: the first instruction that can start decides (any access
     /// keeps the unit busy for the rest of the cycle).
     pub(in crate::timing) fn may_reach_l2(&self, now: u64, program: &Program) -> bool {
+        if !self.hooks.is_empty() && self.side.has_queued() {
+            return true;
+        }
         if self.ready_len == 0 {
             return false;
         }
@@ -119,6 +123,9 @@ impl Sm {
 
     /// Sends collected instructions to free execution units, oldest first for each unit.
     pub(super) fn dispatch(&mut self, now: u64, cx: &mut ChipContext<'_>) {
+        if !self.hooks.is_empty() && self.side.has_queued() {
+            self.send_scheme_requests(now, cx);
+        }
         if self.ready_len == 0 {
             return;
         }
@@ -139,22 +146,41 @@ impl Sm {
 
     /// Dispatches from the front of pool `q`'s queue while its unit takes instructions.
     fn dispatch_pool(&mut self, q: usize, now: u64, cx: &mut ChipContext<'_>) {
+        if q >= self.side.base {
+            self.dispatch_scheme_pool(q, now);
+            return;
+        }
         while let Some(r) = self.ready.get(q).and_then(|x| x.front().copied()) {
             if r.at > now || self.units.free_at(r.unit, r.group) > now || !self.try_dispatch(r.cu, now, cx) {
                 break;
             }
-            if let Some(x) = self.ready.get_mut(q) {
-                x.pop_front();
-                if x.is_empty() && q < 64 {
-                    self.ready_pools &= !(1 << q);
-                }
+            self.retire_ready(q, r.cu, r.group);
+        }
+    }
+
+    /// The front of ready queue `q` (collector `cu`, group `group`) left for its unit.
+    pub(super) fn retire_ready(&mut self, q: usize, cu: u32, group: u32) {
+        if let Some(x) = self.ready.get_mut(q) {
+            x.pop_front();
+            if x.is_empty() && q < 64 {
+                self.ready_pools &= !(1 << q);
             }
-            self.ready_len -= 1;
-            self.rf.release(r.cu);
-            self.collector_freed(r.group);
-            if let Some(slot) = self.in_cu.get_mut(r.cu as usize) {
-                *slot = None;
-            }
+        }
+        self.ready_len -= 1;
+        self.rf.release(cu);
+        self.collector_freed(group);
+        if let Some(slot) = self.in_cu.get_mut(cu as usize) {
+            *slot = None;
+        }
+    }
+
+    /// Cycles added to `f`'s write-back: the scheme's write stages, or with per-operand latency
+    /// its slowest result's.
+    pub(super) fn extra_write(&self, f: &InFlight) -> u64 {
+        if self.hooks.contains(HookSet::OPERAND_LATENCY) {
+            u64::from(f.extra_write)
+        } else {
+            u64::from(self.rf.extra_write_stages())
         }
     }
 
@@ -163,8 +189,8 @@ impl Sm {
         let Some(s) = cx.program.insts.get(f.inst.sid as usize) else { return true };
         let Some(warp) = self.warps.get(f.warp as usize) else { return true };
         let (group, cta, index, uid) = (warp.group, warp.cta as usize, warp.index, warp.uid);
-        let extra_write = u64::from(self.rf.extra_write_stages());
-        let due = if s.unit == UnitKind::LdSt {
+        let extra_write = self.extra_write(&f);
+        let due = if f.unit == UnitKind::LdSt {
             if self.units.free_at(UnitKind::LdSt, group) > now {
                 return false;
             }
@@ -184,7 +210,7 @@ impl Sm {
                 _ => t.done.max(now + 1),
             }
         } else {
-            if !self.units.try_start(s.unit, group, now, s.timing) {
+            if !self.units.try_start(f.unit, group, now, s.timing) {
                 return false;
             }
             now + u64::from(s.timing.latency.max(1))

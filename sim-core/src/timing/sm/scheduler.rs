@@ -37,6 +37,10 @@ pub struct Scheduler {
     pub sleep_until: u64,
     /// The stall cause while asleep.
     pub sleep_cause: StallCause,
+    /// Two-level only, when tracked: warps that entered (`true`) or left the active set since
+    /// last drained.
+    pub changes: Vec<(u32, bool)>,
+    track: bool,
 }
 
 impl Scheduler {
@@ -52,7 +56,15 @@ impl Scheduler {
             pending: VecDeque::new(),
             sleep_until: 0,
             sleep_cause: StallCause::Idle,
+            changes: Vec::new(),
+            track: false,
         }
+    }
+
+    /// Records active-set changes in [`Scheduler::changes`] when `on` (two-level only).
+    pub fn tracking_active_set(mut self, on: bool) -> Self {
+        self.track = on;
+        self
     }
 
     /// Adds a newly dispatched warp (the youngest).
@@ -82,6 +94,9 @@ impl Scheduler {
             }
         }
         self.by_slot.retain(|&w| w != warp);
+        if self.track && self.active.contains(&warp) {
+            self.changes.push((warp, false));
+        }
         self.active.retain(|&w| w != warp);
         self.pending.retain(|&w| w != warp);
         if self.last == Some(warp) {
@@ -147,6 +162,9 @@ impl Scheduler {
             if waits_on_memory(w) {
                 self.active.remove(i);
                 self.pending.push_back(w);
+                if self.track {
+                    self.changes.push((w, false));
+                }
             } else {
                 i += 1;
             }
@@ -160,6 +178,9 @@ impl Scheduler {
                 self.pending.push_back(w);
             } else {
                 self.active.push(w);
+                if self.track {
+                    self.changes.push((w, true));
+                }
             }
         }
     }

@@ -35,7 +35,7 @@ pub(super) struct Sleep {
 /// One scheduler's deep sleepers counted by cause rank, with a bit per rank that has any.
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct DeepCauses {
-    counts: [u16; 10],
+    counts: [u16; 13],
     present: u16,
 }
 
@@ -63,7 +63,7 @@ impl DeepCauses {
         if self.present == 0 {
             return StallCause::NoEligibleWarp;
         }
-        // Rank r (1 for idle … 9 for issued) is `BY_RANK[r - 1]`.
+        // Rank r (1 for idle … 12 for issued) is `BY_RANK[r - 1]`.
         let top = 15 - self.present.leading_zeros() as usize;
         StallCause::BY_RANK.get(top.wrapping_sub(1)).copied().unwrap_or(StallCause::NoEligibleWarp)
     }
@@ -108,6 +108,9 @@ impl Sm {
         if z.cause == StallCause::OperandCollection {
             self.deep_oc.insert(w);
         }
+        if self.residency_hooks && z.cause == StallCause::Memory {
+            self.note_memory_sleep(w);
+        }
         if let Some(c) = self.deep_causes.get_mut(s) {
             c.add(z.cause);
         }
@@ -119,6 +122,9 @@ impl Sm {
             return;
         }
         self.deep_oc.remove(w);
+        if self.residency_hooks {
+            self.note_memory_wake(w);
+        }
         let s = self.warps.get(w).map_or(0, |x| x.scheduler as usize);
         let cause = self.sleep.get(w).map_or(StallCause::Idle, |z| z.cause);
         if let Some(c) = self.deep_causes.get_mut(s) {

@@ -86,6 +86,12 @@ pub struct ResidentCta {
     pub waiting: u32,
     /// Registers the CTA holds (registers per thread × threads).
     pub registers: u32,
+    /// Its warps may issue (not parked by the scheme).
+    pub active: bool,
+    /// Parked, with an activation pending.
+    pub activating: bool,
+    /// Warps asleep on a load's result (counted only for schemes with residency hooks).
+    pub mem_waiting: u32,
 }
 
 impl ResidentCta {

@@ -27,6 +27,7 @@
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::format;
+use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -36,6 +37,7 @@ use crate::timing::cta_dispatch::Dispatcher;
 use crate::timing::memory::l2::L2;
 use crate::timing::memory::MemoryStats;
 use crate::timing::program::Program;
+use crate::timing::program_map::SchemeProgram;
 use crate::timing::regfile::{RegisterFileScheme, SchemeContext, SchemeEntry, SchemeStats, SmGeometry};
 use crate::timing::report::{
     Ipc, OccupancySample, OccupancyTimeline, Outcome, RegisterFileReport, Report, StallBreakdown,
@@ -62,11 +64,24 @@ pub struct ChipRun {
     timeline: OccupancyTimeline,
     next_sample: u64,
     max_warps: u32,
+    /// The scheme's own program when it transforms code (else it runs the shared one).
+    own: Option<Rc<SchemeProgram>>,
 }
 
 impl ChipRun {
     /// A run of `entry` on `gpu` (SM count already applied).
     pub fn new(entry: &'static SchemeEntry, gpu: &GpuConfig, options: &TimingOptions) -> Self {
+        ChipRun::with_program(entry, gpu, options, None)
+    }
+
+    /// A run of `entry` timed on its own program `own` (a scheme that transforms code), fed the
+    /// streams of the shared functional run.
+    pub fn with_program(
+        entry: &'static SchemeEntry,
+        gpu: &GpuConfig,
+        options: &TimingOptions,
+        own: Option<SchemeProgram>,
+    ) -> Self {
         let kernel_scheme = (entry.make)(&SchemeContext {
             gpu,
             geometry: geometry(gpu, gpu.limits.max_warps()),
@@ -75,7 +90,11 @@ impl ChipRun {
         let max_warps = kernel_scheme.residency_limits(gpu).max_warps();
         let geo = geometry(gpu, max_warps);
         let ctx = SchemeContext { gpu, geometry: geo, energy: &options.energy };
-        let sms = (0..gpu.core.sm_count.max(1)).map(|_| Sm::new(gpu, geo, (entry.make)(&ctx))).collect();
+        let own = own.map(Rc::new);
+        let mut sms: Vec<Sm> = (0..gpu.core.sm_count.max(1)).map(|_| Sm::new(gpu, geo, (entry.make)(&ctx))).collect();
+        if let Some(p) = &own {
+            sms.iter_mut().for_each(|sm| sm.set_scheme_program(p.clone()));
+        }
         ChipRun {
             entry,
             kernel_scheme,
@@ -90,6 +109,7 @@ impl ChipRun {
             timeline: OccupancyTimeline { interval_cycles: options.sample_interval_cycles.max(1), samples: Vec::new() },
             next_sample: 0,
             max_warps,
+            own,
         }
     }
 
@@ -113,6 +133,9 @@ impl ChipRun {
         options: &TimingOptions,
     ) -> Result<(), TimingError> {
         let stop = self.now.saturating_add(max_cycles);
+        // The streams are decoded against the shared program; the SMs time the scheme's own.
+        let own = self.own.clone();
+        let timed = own.as_ref().map_or(program, |p| &p.program);
         while !self.done() && self.now < stop {
             if self.now >= options.max_cycles {
                 self.close(options.max_cycles);
@@ -138,8 +161,8 @@ impl ChipRun {
                     .min(stop.saturating_sub(1))
                     .max(t)
             };
-            let last = if end == t { self.simulate_cycle(t, program) } else { self.simulate_window(t, end, program)? };
-            self.end_of_cycle(end, feed, program, gpu, options)?;
+            let last = if end == t { self.simulate_cycle(t, timed) } else { self.simulate_window(t, end, timed)? };
+            self.end_of_cycle(end, feed, (program, timed), gpu, options)?;
             if self.dispatcher.drained && self.dispatcher.in_flight() == 0 {
                 self.close(end + 1);
                 self.outcome = Outcome::Finished;
@@ -199,12 +222,13 @@ impl ChipRun {
         Ok(last)
     }
 
-    /// The end of cycle `t`: finished CTAs leave, new ones are dispatched.
+    /// The end of cycle `t`: finished CTAs leave, new ones are dispatched (`programs`: the shared
+    /// program the streams refer to, the one timed).
     fn end_of_cycle(
         &mut self,
         t: u64,
         feed: &mut Feed,
-        program: &Program,
+        programs: (&Program, &Program),
         gpu: &GpuConfig,
         options: &TimingOptions,
     ) -> Result<(), TimingError> {
@@ -218,7 +242,7 @@ impl ChipRun {
         // Room for a CTA appears only when one finishes (or at the start).
         if freed {
             let scheme = &*self.kernel_scheme;
-            self.dispatcher.dispatch(t, &mut self.sms, feed, program, gpu, scheme, options.registers_per_thread)?;
+            self.dispatcher.dispatch(t, &mut self.sms, feed, programs, gpu, scheme, options.registers_per_thread)?;
             self.started = true;
         }
         Ok(())

@@ -23,6 +23,10 @@
 //! in flight plus the spread between runs, which [`Simulation::step`] keeps small by advancing the
 //! run that has taken the fewest CTAs first. Reports do not depend on how the work is chunked.
 //!
+//! A scheme that transforms code (its registry entry's `transform`) is timed on its own program,
+//! decoded from the transformed and re-verified IR, while the functional run stays that of the
+//! original kernel: [`program_map`] maps the recorded original instructions onto the scheme's.
+//!
 //! The usual entry is [`Simulation::from_launch`] (decode, start the executor through
 //! [`exec_source::ExecSource`], one run per scheme). A web worker calls [`Simulation::step`] with
 //! a cycle quantum, posts [`Progress::done_fraction`], and cancels by dropping the simulation.
@@ -45,6 +49,7 @@ pub mod error;
 pub mod exec_units;
 pub mod memory;
 pub mod program;
+pub mod program_map;
 pub mod regfile;
 pub mod report;
 pub mod sm;
@@ -61,6 +66,7 @@ use crate::exec::LaunchSetup;
 use crate::gpu::GpuConfig;
 use crate::ir::Module;
 use chip::ChipRun;
+use program_map::SchemeProgram;
 use stream::exec_source::ExecSource;
 use stream::feed::Feed;
 
@@ -111,6 +117,16 @@ pub struct Progress {
 /// Cycles one run advances before the driver looks at the others again.
 const QUANTUM: u64 = 4096;
 
+/// One timing run: a registered scheme and the transform its program comes from (the entry's
+/// own for [`Simulation::from_launch`]; tests pass their own).
+#[derive(Clone, Copy, Debug)]
+pub struct RunSpec {
+    /// The scheme.
+    pub entry: &'static regfile::SchemeEntry,
+    /// Its IR → IR pass (`None`: it runs the original program).
+    pub transform: Option<program_map::ProgramTransform>,
+}
+
 /// A timing simulation of one launch sequence under one or more register-file schemes.
 pub struct Simulation {
     program: Program,
@@ -122,12 +138,32 @@ pub struct Simulation {
 
 impl Simulation {
     /// A simulation of the CTAs from `source` (decoded against `program`) on `gpu`, once per
-    /// scheme in `schemes` (registry names).
+    /// scheme in `schemes` (registry names). A scheme that transforms code needs the module:
+    /// use [`Simulation::from_launch`].
     pub fn new(
         program: Program,
         source: Box<dyn CtaSource>,
         gpu: &GpuConfig,
         schemes: &[&str],
+        options: TimingOptions,
+    ) -> Result<Simulation, TimingError> {
+        let mut runs = Vec::new();
+        for name in schemes {
+            let entry = regfile::by_name(name).ok_or_else(|| TimingError::UnknownScheme(String::from(*name)))?;
+            if entry.transform.is_some() {
+                let message = String::from("it transforms code: build the simulation from the module (from_launch)");
+                return Err(TimingError::SchemeProgram { scheme: String::from(entry.name), message });
+            }
+            runs.push((entry, None));
+        }
+        Simulation::assemble(program, source, gpu, runs, options)
+    }
+
+    fn assemble(
+        program: Program,
+        source: Box<dyn CtaSource>,
+        gpu: &GpuConfig,
+        runs: Vec<(&'static regfile::SchemeEntry, Option<SchemeProgram>)>,
         options: TimingOptions,
     ) -> Result<Simulation, TimingError> {
         if gpu.warp_size() != 32 {
@@ -141,11 +177,7 @@ impl Simulation {
         if let Some(n) = options.sms {
             gpu.core.sm_count = n.max(1);
         }
-        let mut runs = Vec::new();
-        for name in schemes {
-            let entry = regfile::by_name(name).ok_or_else(|| TimingError::UnknownScheme(String::from(*name)))?;
-            runs.push(ChipRun::new(entry, &gpu, &options));
-        }
+        let runs = runs.into_iter().map(|(entry, own)| ChipRun::with_program(entry, &gpu, &options, own)).collect();
         let feed = Feed::new(source, &program);
         Ok(Simulation { program, gpu, options, feed, runs })
     }
@@ -159,9 +191,37 @@ impl Simulation {
         schemes: &[&str],
         options: TimingOptions,
     ) -> Result<Simulation, TimingError> {
+        let mut runs = Vec::new();
+        for name in schemes {
+            let entry = regfile::by_name(name).ok_or_else(|| TimingError::UnknownScheme(String::from(*name)))?;
+            runs.push(RunSpec { entry, transform: entry.transform });
+        }
+        Simulation::from_launch_runs(module, setup, gpu, &runs, options)
+    }
+
+    /// As [`Simulation::from_launch`], for runs given as [`RunSpec`]s: a scheme with a transform
+    /// is timed on its transformed, re-verified and decoded program, fed by the one functional
+    /// run of `module` ([`program_map`]).
+    pub fn from_launch_runs(
+        module: &Module,
+        setup: &LaunchSetup,
+        gpu: &GpuConfig,
+        specs: &[RunSpec],
+        options: TimingOptions,
+    ) -> Result<Simulation, TimingError> {
         let program = Program::decode(module, gpu);
+        let mut runs = Vec::new();
+        for spec in specs {
+            let own = match spec.transform {
+                Some(t) => Some(SchemeProgram::build(module, &program, t, gpu).map_err(|message| {
+                    TimingError::SchemeProgram { scheme: String::from(spec.entry.name), message }
+                })?),
+                None => None,
+            };
+            runs.push((spec.entry, own));
+        }
         let source = ExecSource::new(module, setup, &program).map_err(|e| TimingError::Source(e.into()))?;
-        Simulation::new(program, Box::new(source), gpu, schemes, options)
+        Simulation::assemble(program, Box::new(source), gpu, runs, options)
     }
 
     /// Advances every unfinished run by up to `max_cycles` cycles, the run that has taken the

@@ -11,6 +11,7 @@ use super::baseline::BankedRegisterFile;
 use super::double_registers::DoubleRegisterFile;
 use super::no_bank_conflicts::ConflictFreeRegisterFile;
 use super::{RegisterFileScheme, SchemeContext};
+use crate::timing::program_map::ProgramTransform;
 
 /// One scheme: its name, a one-line description and its constructor (one instance per SM).
 #[derive(Clone, Copy, Debug)]
@@ -23,6 +24,8 @@ pub struct SchemeEntry {
     pub source: &'static str,
     /// Builds the register file of one SM.
     pub make: fn(&SchemeContext<'_>) -> Box<dyn RegisterFileScheme>,
+    /// The scheme's IR → IR pass, if it times its own program (`None`: the original).
+    pub transform: Option<ProgramTransform>,
 }
 
 /// The schemes, in the order the app lists them.
@@ -32,18 +35,21 @@ pub const SCHEMES: &[SchemeEntry] = &[
         description: "Banked register file with operand collector units (GPGPU-Sim)",
         source: "SCHEMES.md §0; GPGPU-Sim operand collector",
         make: |c| Box::new(BankedRegisterFile::new(c)),
+        transform: None,
     },
     SchemeEntry {
         name: "no-bank-conflicts",
         description: "Limit study: every register its own bank",
         source: "Wyse, limit studies (SCHEMES.md §1)",
         make: |c| Box::new(ConflictFreeRegisterFile::new(c)),
+        transform: None,
     },
     SchemeEntry {
         name: "2x-registers",
         description: "Limit study: twice the registers per SM (occupancy)",
         source: "Wyse, limit studies (SCHEMES.md §1)",
         make: |c| Box::new(DoubleRegisterFile::new(c)),
+        transform: None,
     },
 ];
 

@@ -50,6 +50,7 @@ pub mod exec_units;
 pub mod memory;
 pub mod program;
 pub mod program_map;
+pub mod program_regs;
 pub mod regfile;
 pub mod report;
 pub mod sm;
@@ -91,6 +92,10 @@ pub struct TimingOptions {
     pub sms: Option<u32>,
     /// Energy per access.
     pub energy: EnergyModel,
+    /// Banks and register-file structures see the registers the allocator assigns (and a
+    /// scheme's own assignment) instead of PTX virtual register units; the scoreboard stays on
+    /// virtual units ([`program_regs`]). Off by default for now: it changes bank conflicts.
+    pub physical_registers: bool,
 }
 
 impl Default for TimingOptions {
@@ -101,6 +106,7 @@ impl Default for TimingOptions {
             registers_per_thread: None,
             sms: None,
             energy: EnergyModel::default(),
+            physical_registers: false,
         }
     }
 }
@@ -209,11 +215,12 @@ impl Simulation {
         specs: &[RunSpec],
         options: TimingOptions,
     ) -> Result<Simulation, TimingError> {
-        let program = Program::decode(module, gpu);
+        let physical = options.physical_registers;
+        let program = Program::decode_assigned(module, gpu, physical, None).map_err(TimingError::Internal)?;
         let mut runs = Vec::new();
         for spec in specs {
             let own = match spec.transform {
-                Some(t) => Some(SchemeProgram::build(module, &program, t, gpu).map_err(|message| {
+                Some(t) => Some(SchemeProgram::build(module, &program, t, gpu, physical).map_err(|message| {
                     TimingError::SchemeProgram { scheme: String::from(spec.entry.name), message }
                 })?),
                 None => None,

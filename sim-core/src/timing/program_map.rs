@@ -254,13 +254,14 @@ impl SchemeProgram {
         original: &Program,
         transform: ProgramTransform,
         gpu: &GpuConfig,
+        physical: bool,
     ) -> Result<SchemeProgram, String> {
         let (to, map) = transform(module)?;
         let problems = crate::ir::verify::verify(&to);
         if let Some(first) = problems.first() {
             return Err(format!("the transformed kernel fails verification ({} problems): {first:?}", problems.len()));
         }
-        let program = Program::decode(&to, gpu);
+        let program = Program::decode_assigned(&to, gpu, physical, None)?;
         let map = SidMap::build(module, original, &to, &program, &map)?;
         Ok(SchemeProgram { program, map })
     }

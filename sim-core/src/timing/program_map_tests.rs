@@ -205,7 +205,7 @@ fn replay_hands_the_dropped_access_to_the_absorber_and_counts_the_scheme_instruc
     assert!(module.is_ok(), "{module:?}");
     let Ok(module) = module else { return };
     let original = Program::decode(&module, &gpu);
-    let sp = SchemeProgram::build(&module, &original, fold, &gpu);
+    let sp = SchemeProgram::build(&module, &original, fold, &gpu, false);
     assert!(sp.is_ok(), "{sp:?}");
     let Ok(sp) = sp else { return };
     // Recorded: ld (access record 0) · add · ret, twice (a loop would look the same).

@@ -119,7 +119,9 @@ fn from_timing(e: TimingError) -> RunFailure {
     match &e {
         TimingError::Source(SourceError::Exec(x)) => RunFailure::new(x.kind(), e.to_string()),
         TimingError::Source(SourceError::Stream(_)) => RunFailure::new("executor", e.to_string()),
-        TimingError::UnknownScheme(_) | TimingError::SchemeConfig(_) => RunFailure::new("scheme", e.to_string()),
+        TimingError::UnknownScheme(_) | TimingError::SchemeConfig(_) | TimingError::SchemeProgram { .. } => {
+            RunFailure::new("scheme", e.to_string())
+        }
         TimingError::UnsupportedGpu(_) => RunFailure::new("gpu", e.to_string()),
         TimingError::DoesNotFit { .. } | TimingError::Occupancy(_) => RunFailure::new("does_not_fit", e.to_string()),
         TimingError::Deadlock { .. } => RunFailure::new("deadlock", e.to_string()),

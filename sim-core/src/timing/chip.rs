@@ -27,6 +27,7 @@
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::format;
+use alloc::rc::Rc;
 use alloc::vec::Vec;
 
 use super::{TimingError, TimingOptions};
@@ -35,6 +36,7 @@ use crate::timing::cta_dispatch::Dispatcher;
 use crate::timing::memory::l2::L2;
 use crate::timing::memory::MemoryStats;
 use crate::timing::program::Program;
+use crate::timing::program_map::SchemeProgram;
 use crate::timing::regfile::{
     RegisterFileScheme, ResolvedScheme, SchemeConfigError, SchemeContext, SchemeStats, SmGeometry,
 };
@@ -64,11 +66,24 @@ pub struct ChipRun {
     timeline: OccupancyTimeline,
     next_sample: u64,
     max_warps: u32,
+    /// The scheme's own program when it transforms code (else it runs the shared one).
+    own: Option<Rc<SchemeProgram>>,
 }
 
 impl ChipRun {
     /// A run of `scheme` on `gpu` (SM count already applied).
     pub fn new(scheme: ResolvedScheme, gpu: &GpuConfig, options: &TimingOptions) -> Result<Self, SchemeConfigError> {
+        ChipRun::with_program(scheme, gpu, options, None)
+    }
+
+    /// A run of `scheme` timed on its own program `own` (a scheme that transforms code), fed the
+    /// streams of the shared functional run.
+    pub fn with_program(
+        scheme: ResolvedScheme,
+        gpu: &GpuConfig,
+        options: &TimingOptions,
+        own: Option<SchemeProgram>,
+    ) -> Result<Self, SchemeConfigError> {
         let make = scheme.entry.make;
         let kernel_scheme = make(
             &SchemeContext { gpu, geometry: geometry(gpu, gpu.limits.max_warps()), energy: &options.energy },
@@ -78,9 +93,14 @@ impl ChipRun {
         // Warp slots of the model: more when the scheme keeps parked CTAs' warps resident.
         let geo = geometry(gpu, kernel_scheme.max_resident_warps(max_warps).max(max_warps));
         let ctx = SchemeContext { gpu, geometry: geo, energy: &options.energy };
+        let own = own.map(Rc::new);
         let mut sms = Vec::new();
         for _ in 0..gpu.core.sm_count.max(1) {
-            sms.push(Sm::new(gpu, geo, make(&ctx, &scheme.config)?));
+            let mut sm = Sm::new(gpu, geo, make(&ctx, &scheme.config)?);
+            if let Some(p) = &own {
+                sm.set_scheme_program(p.clone());
+            }
+            sms.push(sm);
         }
         Ok(ChipRun {
             scheme,
@@ -96,6 +116,7 @@ impl ChipRun {
             timeline: OccupancyTimeline { interval_cycles: options.sample_interval_cycles.max(1), samples: Vec::new() },
             next_sample: 0,
             max_warps,
+            own,
         })
     }
 
@@ -119,6 +140,9 @@ impl ChipRun {
         options: &TimingOptions,
     ) -> Result<(), TimingError> {
         let stop = self.now.saturating_add(max_cycles);
+        // The streams are decoded against the shared program; the SMs time the scheme's own.
+        let own = self.own.clone();
+        let timed = own.as_ref().map_or(program, |p| &p.program);
         while !self.done() && self.now < stop {
             if self.now >= options.max_cycles {
                 self.close(options.max_cycles);
@@ -144,8 +168,8 @@ impl ChipRun {
                     .min(stop.saturating_sub(1))
                     .max(t)
             };
-            let last = if end == t { self.simulate_cycle(t, program) } else { self.simulate_window(t, end, program)? };
-            self.end_of_cycle(end, feed, program, gpu, options)?;
+            let last = if end == t { self.simulate_cycle(t, timed) } else { self.simulate_window(t, end, timed)? };
+            self.end_of_cycle(end, feed, (program, timed), gpu, options)?;
             if self.dispatcher.drained && self.dispatcher.in_flight() == 0 {
                 self.close(end + 1);
                 self.outcome = Outcome::Finished;
@@ -205,12 +229,13 @@ impl ChipRun {
         Ok(last)
     }
 
-    /// The end of cycle `t`: finished CTAs leave, new ones are dispatched.
+    /// The end of cycle `t`: finished CTAs leave, new ones are dispatched (`programs`: the shared
+    /// program the streams refer to, the one timed).
     fn end_of_cycle(
         &mut self,
         t: u64,
         feed: &mut Feed,
-        program: &Program,
+        programs: (&Program, &Program),
         gpu: &GpuConfig,
         options: &TimingOptions,
     ) -> Result<(), TimingError> {
@@ -224,7 +249,7 @@ impl ChipRun {
         // Room for a CTA appears only when one finishes (or at the start).
         if freed {
             let scheme = &*self.kernel_scheme;
-            self.dispatcher.dispatch(t, &mut self.sms, feed, program, gpu, scheme, options.registers_per_thread)?;
+            self.dispatcher.dispatch(t, &mut self.sms, feed, programs, gpu, scheme, options.registers_per_thread)?;
             self.started = true;
         }
         Ok(())

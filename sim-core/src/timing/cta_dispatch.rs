@@ -105,18 +105,20 @@ impl Dispatcher {
         self.in_flight
     }
 
-    /// Dispatches what fits at the end of cycle `now`.
+    /// Dispatches what fits at the end of cycle `now` (`programs`: the shared program the streams
+    /// refer to, and the timed one whose kernels give the registers).
     #[allow(clippy::too_many_arguments, reason = "the dispatcher reads every part of the chip once per cycle")]
     pub fn dispatch(
         &mut self,
         now: u64,
         sms: &mut [Sm],
         feed: &mut Feed,
-        program: &Program,
+        programs: (&Program, &Program),
         gpu: &GpuConfig,
         scheme: &dyn RegisterFileScheme,
         regs_override: Option<u32>,
     ) -> Result<(), TimingError> {
+        let (program, timed) = programs;
         loop {
             let Some(cta) = feed.get(self.next, program)? else {
                 self.drained = true;
@@ -125,7 +127,7 @@ impl Dispatcher {
             if self.launch.is_some_and(|l| l != cta.launch) && self.in_flight > 0 {
                 return Ok(());
             }
-            let (limit, registers) = self.placement(cta.shape, program, gpu, scheme, regs_override)?;
+            let (limit, registers) = self.placement(cta.shape, timed, gpu, scheme, regs_override)?;
             // A scheme may keep more CTAs resident than the slots allow (parked ones).
             let resident = scheme.max_resident_ctas(limit).max(limit);
             let warps = cta.warps.len() as u32;

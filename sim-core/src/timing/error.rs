@@ -74,6 +74,14 @@ pub enum TimingError {
         /// The cycle it was detected.
         cycle: u64,
     },
+    /// A scheme that transforms code could not build its program (the pass failed, its result
+    /// failed verification, or its instruction map is inconsistent).
+    SchemeProgram {
+        /// The scheme.
+        scheme: String,
+        /// What went wrong.
+        message: String,
+    },
     /// An internal inconsistency.
     Internal(String),
 }
@@ -111,6 +119,7 @@ impl core::fmt::Display for TimingError {
                 write!(f, "kernel {kernel}: not one CTA fits on an SM ({})", reasons.join("; "))
             }
             TimingError::Deadlock { cycle } => write!(f, "no SM can make progress at cycle {cycle}"),
+            TimingError::SchemeProgram { scheme, message } => write!(f, "scheme {scheme}: its program: {message}"),
             TimingError::Internal(m) => write!(f, "internal error: {m}"),
         }
     }

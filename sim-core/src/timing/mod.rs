@@ -23,6 +23,10 @@
 //! in flight plus the spread between runs, which [`Simulation::step`] keeps small by advancing the
 //! run that has taken the fewest CTAs first. Reports do not depend on how the work is chunked.
 //!
+//! A scheme that transforms code (its registry entry's `transform`) is timed on its own program,
+//! decoded from the transformed and re-verified IR, while the functional run stays that of the
+//! original kernel: [`program_map`] maps the recorded original instructions onto the scheme's.
+//!
 //! The usual entry is [`Simulation::from_launch`] (decode, start the executor through
 //! [`exec_source::ExecSource`], one run per scheme). A web worker calls [`Simulation::step`] with
 //! a cycle quantum, posts [`Progress::done_fraction`], and cancels by dropping the simulation.
@@ -45,6 +49,8 @@ pub mod error;
 pub mod exec_units;
 pub mod memory;
 pub mod program;
+pub mod program_map;
+pub mod program_regs;
 pub mod regfile;
 pub mod report;
 pub mod sm;
@@ -52,6 +58,7 @@ pub mod stream;
 pub mod value_stats;
 
 use alloc::boxed::Box;
+use alloc::string::String;
 use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
@@ -60,6 +67,7 @@ use crate::exec::LaunchSetup;
 use crate::gpu::GpuConfig;
 use crate::ir::Module;
 use chip::ChipRun;
+use program_map::SchemeProgram;
 use stream::exec_source::ExecSource;
 use stream::feed::Feed;
 
@@ -84,6 +92,10 @@ pub struct TimingOptions {
     pub sms: Option<u32>,
     /// Energy per access.
     pub energy: EnergyModel,
+    /// Banks and register-file structures see the registers the allocator assigns (and a
+    /// scheme's own assignment) instead of PTX virtual register units; the scoreboard stays on
+    /// virtual units ([`program_regs`]). Off by default for now: it changes bank conflicts.
+    pub physical_registers: bool,
 }
 
 impl Default for TimingOptions {
@@ -94,6 +106,7 @@ impl Default for TimingOptions {
             registers_per_thread: None,
             sms: None,
             energy: EnergyModel::default(),
+            physical_registers: false,
         }
     }
 }
@@ -110,6 +123,49 @@ pub struct Progress {
 /// Cycles one run advances before the driver looks at the others again.
 const QUANTUM: u64 = 4096;
 
+/// One timing run: a registered scheme and the transform its program comes from (the entry's
+/// own for [`Simulation::from_launch`]; tests pass their own).
+#[derive(Clone, Debug)]
+pub struct RunSpec {
+    /// The scheme and its parameters.
+    pub spec: SchemeSpec,
+    /// The IR → IR pass its program comes from (`None`: the original program).
+    pub transform: Option<program_map::ProgramTransform>,
+}
+
+/// `gpu` as simulated under `options` (SM count applied), if the timing model can size it.
+fn simulated_gpu(gpu: &GpuConfig, options: &TimingOptions) -> Result<GpuConfig, TimingError> {
+    if gpu.warp_size() != 32 {
+        return Err(TimingError::UnsupportedGpu(alloc::format!(
+            "{}: the executor records 32-thread warps; a {}-wide preset cannot replay them",
+            gpu.name,
+            gpu.warp_size()
+        )));
+    }
+    let mut gpu = gpu.clone();
+    if let Some(n) = options.sms {
+        gpu.core.sm_count = n.max(1);
+    }
+    crate::gpu::check::check_message(&gpu).map_err(TimingError::UnsupportedGpu)?;
+    Ok(gpu)
+}
+
+fn config_error(e: regfile::SchemeConfigError) -> TimingError {
+    match e {
+        regfile::SchemeConfigError::UnknownScheme { scheme } => TimingError::UnknownScheme(scheme),
+        e => TimingError::SchemeConfig(e),
+    }
+}
+
+/// `schemes` checked against their schemas on `gpu`, with distinct labels.
+fn resolve<S: IntoSchemeSpec>(
+    schemes: &[S],
+    gpu: &GpuConfig,
+    options: &TimingOptions,
+) -> Result<Vec<regfile::ResolvedScheme>, TimingError> {
+    regfile::config::resolve_all(schemes, gpu, &options.energy).map_err(config_error)
+}
+
 /// A timing simulation of one launch sequence under one or more register-file schemes.
 pub struct Simulation {
     program: Program,
@@ -122,7 +178,8 @@ pub struct Simulation {
 impl Simulation {
     /// A simulation of the CTAs from `source` (decoded against `program`) on `gpu`, once per
     /// scheme in `schemes`: [`regfile::SchemeSpec`]s or their text (`"baseline"`,
-    /// `"baseline:collector_units=2"`), each with a distinct label.
+    /// `"baseline:collector_units=2"`), each with a distinct label. A scheme that transforms code
+    /// needs the module: use [`Simulation::from_launch`].
     pub fn new<S: IntoSchemeSpec>(
         program: Program,
         source: Box<dyn CtaSource>,
@@ -130,32 +187,21 @@ impl Simulation {
         schemes: &[S],
         options: TimingOptions,
     ) -> Result<Simulation, TimingError> {
-        if gpu.warp_size() != 32 {
-            return Err(TimingError::UnsupportedGpu(alloc::format!(
-                "{}: the executor records 32-thread warps; a {}-wide preset cannot replay them",
-                gpu.name,
-                gpu.warp_size()
-            )));
+        let gpu = simulated_gpu(gpu, &options)?;
+        let mut runs = Vec::new();
+        for r in resolve(schemes, &gpu, &options)? {
+            if r.entry.transform.is_some() {
+                let message = String::from("it transforms code: build the simulation from the module (from_launch)");
+                return Err(TimingError::SchemeProgram { scheme: String::from(r.entry.name), message });
+            }
+            runs.push((r, None));
         }
-        let mut gpu = gpu.clone();
-        if let Some(n) = options.sms {
-            gpu.core.sm_count = n.max(1);
-        }
-        crate::gpu::check::check_message(&gpu).map_err(TimingError::UnsupportedGpu)?;
-        let resolved = regfile::config::resolve_all(schemes, &gpu, &options.energy).map_err(|e| match e {
-            regfile::SchemeConfigError::UnknownScheme { scheme } => TimingError::UnknownScheme(scheme),
-            e => TimingError::SchemeConfig(e),
-        })?;
-        let mut runs = Vec::with_capacity(resolved.len());
-        for r in resolved {
-            runs.push(ChipRun::new(r, &gpu, &options).map_err(TimingError::SchemeConfig)?);
-        }
-        let feed = Feed::new(source, &program);
-        Ok(Simulation { program, gpu, options, feed, runs })
+        Simulation::assemble(program, source, gpu, runs, options)
     }
 
     /// Decodes `module` for `gpu`, starts the executor on `setup` and prepares one timing run per
-    /// scheme: the usual way to simulate a kernel.
+    /// scheme: the usual way to simulate a kernel. A scheme that transforms code is timed on its
+    /// own program ([`program_map`]).
     pub fn from_launch<S: IntoSchemeSpec>(
         module: &Module,
         setup: &LaunchSetup,
@@ -163,9 +209,73 @@ impl Simulation {
         schemes: &[S],
         options: TimingOptions,
     ) -> Result<Simulation, TimingError> {
-        let program = Program::decode(module, gpu);
+        let gpu = simulated_gpu(gpu, &options)?;
+        let runs = resolve(schemes, &gpu, &options)?
+            .into_iter()
+            .map(|r| {
+                let t = r.entry.transform;
+                (r, t)
+            })
+            .collect();
+        Simulation::launch_resolved(module, setup, gpu, runs, options)
+    }
+
+    /// As [`Simulation::from_launch`], for runs given as [`RunSpec`]s: a scheme with a transform
+    /// is timed on its transformed, re-verified and decoded program, fed by the one functional
+    /// run of `module` ([`program_map`]). Labels need not be distinct (tests compare a scheme
+    /// with itself under another transform).
+    pub fn from_launch_runs(
+        module: &Module,
+        setup: &LaunchSetup,
+        gpu: &GpuConfig,
+        specs: &[RunSpec],
+        options: TimingOptions,
+    ) -> Result<Simulation, TimingError> {
+        let gpu = simulated_gpu(gpu, &options)?;
+        let mut runs = Vec::new();
+        for s in specs {
+            runs.push((s.spec.resolve(&gpu, &options.energy).map_err(config_error)?, s.transform));
+        }
+        Simulation::launch_resolved(module, setup, gpu, runs, options)
+    }
+
+    fn launch_resolved(
+        module: &Module,
+        setup: &LaunchSetup,
+        gpu: GpuConfig,
+        runs: Vec<(regfile::ResolvedScheme, Option<program_map::ProgramTransform>)>,
+        options: TimingOptions,
+    ) -> Result<Simulation, TimingError> {
+        let physical = options.physical_registers;
+        let program = Program::decode_assigned(module, &gpu, physical, None).map_err(TimingError::Internal)?;
+        let mut own_runs = Vec::new();
+        for (r, transform) in runs {
+            let own =
+                match transform {
+                    Some(t) => Some(SchemeProgram::build(module, &program, t, &gpu, physical).map_err(|message| {
+                        TimingError::SchemeProgram { scheme: String::from(r.entry.name), message }
+                    })?),
+                    None => None,
+                };
+            own_runs.push((r, own));
+        }
         let source = ExecSource::new(module, setup, &program).map_err(|e| TimingError::Source(e.into()))?;
-        Simulation::new(program, Box::new(source), gpu, schemes, options)
+        Simulation::assemble(program, Box::new(source), gpu, own_runs, options)
+    }
+
+    fn assemble(
+        program: Program,
+        source: Box<dyn CtaSource>,
+        gpu: GpuConfig,
+        runs: Vec<(regfile::ResolvedScheme, Option<SchemeProgram>)>,
+        options: TimingOptions,
+    ) -> Result<Simulation, TimingError> {
+        let mut chip_runs = Vec::with_capacity(runs.len());
+        for (r, own) in runs {
+            chip_runs.push(ChipRun::with_program(r, &gpu, &options, own).map_err(TimingError::SchemeConfig)?);
+        }
+        let feed = Feed::new(source, &program);
+        Ok(Simulation { program, gpu, options, feed, runs: chip_runs })
     }
 
     /// Advances every unfinished run by up to `max_cycles` cycles, the run that has taken the

@@ -13,7 +13,10 @@
 //! two consecutive units) per function; functions are laid out one after another, so the units of
 //! an entry kernel are exactly the analysis' units. Predicates get ids after all units: they are
 //! tracked by the scoreboard but live in their own file and cost no bank read. A source named twice
-//! in one instruction is read once.
+//! in one instruction is read once. The banks see their own ids per instruction
+//! ([`Program::bank_reads`], [`Program::bank_writes`]): the virtual units, or with
+//! [`crate::timing::TimingOptions::physical_registers`] the allocator's physical registers and a
+//! scheme's own assignment ([`crate::timing::program_regs`]).
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;
@@ -23,8 +26,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::analysis::{AllocTarget, AnalysisOptions, Cfg, Liveness, ModuleAnalysis, UnitMap};
 use crate::gpu::{ExecutionConfig, GpuConfig, OpTiming, ResidencyLimits};
-use crate::ir::{BarMode, Function, FunctionKind, Handle, Inst, Module, Opcode, StateSpace, WidthClass};
+use crate::ir::{BarMode, Function, FunctionKind, Handle, Inst, Module, Opcode, Reg, StateSpace, WidthClass};
 use crate::timing::exec_units::{classify, UnitKind};
+use crate::timing::program_regs::{scheme_assignment, AssignRegisters, Placer, RegisterAssignment};
 use crate::timing::stream::trace::MemSpace;
 
 /// What an instruction does to control flow.
@@ -163,16 +167,52 @@ pub struct Program {
     pub func_base: BTreeMap<u32, u32>,
     /// The most register units one instruction reads.
     pub max_rf_reads: u16,
+    /// The registers the banks see for every instruction's register operands (physical registers
+    /// of the assignment, see [`crate::timing::program_regs`]): per `sid`, reads then writes from
+    /// `bank_at[sid]`.
+    pub bank_regs: Vec<u32>,
+    /// The slices of each `bank_regs` entry (`0xff`: the whole register).
+    pub bank_slices: Vec<u8>,
+    /// Per `sid`: first entry in `bank_regs`, bank reads, bank writes.
+    pub bank_at: Vec<(u32, u16, u16)>,
 }
 
 impl Program {
-    /// Decodes every function with a body of `module` for `gpu`.
+    /// Decodes every function with a body of `module` for `gpu`, banks seeing the allocator's
+    /// registers.
     pub fn decode(module: &Module, gpu: &GpuConfig) -> Program {
-        let cfg = &gpu.execution;
-        let analysis = ModuleAnalysis::compute(
+        Program::decode_inner(module, gpu, &Program::analyse(module, gpu), &RegisterAssignment::default(), false)
+    }
+
+    /// Decodes `module` for `gpu`, banks seeing physical registers (`physical`, else virtual
+    /// units) as a scheme's register assignment pass `assign` changes them (`None`: the
+    /// allocator's assignment); the message says why the pass failed.
+    pub fn decode_assigned(
+        module: &Module,
+        gpu: &GpuConfig,
+        physical: bool,
+        assign: Option<AssignRegisters>,
+    ) -> Result<Program, String> {
+        let analysis = Program::analyse(module, gpu);
+        let changes = scheme_assignment(module, &analysis, assign)?;
+        Ok(Program::decode_inner(module, gpu, &analysis, &changes, physical))
+    }
+
+    fn analyse(module: &Module, gpu: &GpuConfig) -> ModuleAnalysis {
+        ModuleAnalysis::compute(
             module,
             &AnalysisOptions { target: Some(alloc_target(gpu)), ..AnalysisOptions::default() },
-        );
+        )
+    }
+
+    fn decode_inner(
+        module: &Module,
+        gpu: &GpuConfig,
+        analysis: &ModuleAnalysis,
+        changes: &RegisterAssignment,
+        physical: bool,
+    ) -> Program {
+        let cfg = &gpu.execution;
         let mut p = Program::default();
         let mut unit_base = Vec::new();
         let mut pred_base = Vec::new();
@@ -202,8 +242,9 @@ impl Program {
             p.func_base.insert(h.raw(), p.insts.len() as u32);
             let bases = (unit_base.get(i).copied().unwrap_or(0), units + pred_base.get(i).copied().unwrap_or(0));
             let entry = f.kind == FunctionKind::Entry;
-            for inst in body.insts.values() {
-                let mut s = p.decode_inst(inst, map, bases, cfg);
+            let placer = Placer { func: h.raw(), analysis: analysis.get(*h), changes, physical };
+            for (ih, inst) in body.insts.iter() {
+                let mut s = p.decode_inst((ih, inst), map, bases, cfg, &placer);
                 if entry && inst.opcode == Opcode::Ret {
                     s.control = Control::Exit;
                 }
@@ -211,7 +252,8 @@ impl Program {
                 p.insts.push(s);
             }
             if f.kind == FunctionKind::Entry {
-                p.kernels.push(kernel_info(module, *h, f, analysis.registers_per_thread(*h)));
+                let regs = changes.registers.get(&h.raw()).copied().unwrap_or(analysis.registers_per_thread(*h));
+                p.kernels.push(kernel_info(module, *h, f, regs));
             }
         }
         p
@@ -239,6 +281,19 @@ impl Program {
         self.operands.get(a..a + s.rf_writes as usize).unwrap_or(&[])
     }
 
+    /// The registers the banks read for instruction `sid` (physical, see [`Program::bank_regs`]).
+    pub fn bank_reads(&self, sid: u32) -> &[u32] {
+        let Some(&(a, r, _)) = self.bank_at.get(sid as usize) else { return &[] };
+        self.bank_regs.get(a as usize..a as usize + r as usize).unwrap_or(&[])
+    }
+
+    /// The registers the banks write for instruction `sid`.
+    pub fn bank_writes(&self, sid: u32) -> &[u32] {
+        let Some(&(a, r, w)) = self.bank_at.get(sid as usize) else { return &[] };
+        let a = a as usize + r as usize;
+        self.bank_regs.get(a..a + w as usize).unwrap_or(&[])
+    }
+
     /// All registers `s` reads (units then predicates): what the scoreboard checks.
     pub fn reads_of(&self, s: &StaticInst) -> &[u32] {
         let a = s.ops as usize;
@@ -251,21 +306,46 @@ impl Program {
         self.operands.get(a..a + s.rf_writes as usize + s.pred_writes as usize).unwrap_or(&[])
     }
 
-    fn decode_inst(&mut self, inst: &Inst, map: &UnitMap, bases: (u32, u32), cfg: &ExecutionConfig) -> StaticInst {
+    fn decode_inst(
+        &mut self,
+        (ih, inst): (Handle<Inst>, &Inst),
+        map: &UnitMap,
+        bases: (u32, u32),
+        cfg: &ExecutionConfig,
+        placer: &Placer<'_>,
+    ) -> StaticInst {
         let (unit, timing) = classify(inst, cfg);
         let (mut reads, mut preads, mut writes, mut pwrites) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        let push = |r, rf: &mut Vec<u32>, pr: &mut Vec<u32>| {
+        let (mut rregs, mut wregs) = (Vec::new(), Vec::new());
+        let push = |r, rf: &mut Vec<u32>, pr: &mut Vec<u32>, regs: &mut Vec<Handle<Reg>>| {
             if let Some(pi) = map.pred_index(r) {
                 pr.push(bases.1 + pi as u32);
-            } else {
+            } else if !regs.contains(&r) {
+                regs.push(r);
                 rf.extend(map.units_of(r).map(|u| bases.0 + u as u32));
             }
         };
-        inst.for_each_use(|r| push(r, &mut reads, &mut preads));
-        inst.for_each_def(|r| push(r, &mut writes, &mut pwrites));
+        inst.for_each_use(|r| push(r, &mut reads, &mut preads, &mut rregs));
+        inst.for_each_def(|r| push(r, &mut writes, &mut pwrites, &mut wregs));
         for v in [&mut reads, &mut preads, &mut writes, &mut pwrites] {
             dedup_keep_order(v);
         }
+        let at = self.bank_regs.len() as u32;
+        let mut banked = Vec::new();
+        for (regs, read) in [(&rregs, true), (&wregs, false)] {
+            let before = banked.len();
+            for &r in regs.iter() {
+                let units: Vec<u32> = map.units_of(r).map(|u| bases.0 + u as u32).collect();
+                placer.place(ih, r, &units, read, &mut banked);
+            }
+            if read {
+                self.bank_at.push((at, (banked.len() - before).min(u16::MAX as usize) as u16, 0));
+            } else if let Some(last) = self.bank_at.last_mut() {
+                last.2 = (banked.len() - before).min(u16::MAX as usize) as u16;
+            }
+        }
+        self.bank_regs.extend(banked.iter().map(|b| b.0));
+        self.bank_slices.extend(banked.iter().map(|b| b.1));
         let ops = self.operands.len() as u32;
         let hazards =
             [&reads, &preads, &writes, &pwrites].iter().flat_map(|v| v.iter()).fold(0u64, |m, &id| m | 1 << (id % 64));

@@ -17,6 +17,7 @@ use super::no_bank_conflicts::{self, ConflictFreeRegisterFile};
 use super::params::{ModelNote, ParamSpec, SchemeConfig};
 use super::{EnergyModel, RegisterFileScheme, SchemeContext};
 use crate::gpu::GpuConfig;
+use crate::timing::program_map::ProgramTransform;
 
 /// Builds the register file of one SM from a config resolved against the scheme's schema.
 pub type MakeScheme = fn(&SchemeContext<'_>, &SchemeConfig) -> Result<Box<dyn RegisterFileScheme>, SchemeConfigError>;
@@ -36,6 +37,8 @@ pub struct SchemeEntry {
     pub notes: &'static [ModelNote],
     /// Builds the register file of one SM.
     pub make: MakeScheme,
+    /// The scheme's IR → IR pass, if it times its own program (`None`: the original).
+    pub transform: Option<ProgramTransform>,
 }
 
 /// The schemes, in the order the app lists them.
@@ -47,6 +50,7 @@ pub const SCHEMES: &[SchemeEntry] = &[
         params: BankedConfig::params,
         notes: baseline::NOTES,
         make: |c, cfg| Ok(Box::new(BankedRegisterFile::new(c, &BankedConfig::from_config("baseline", cfg)?))),
+        transform: None,
     },
     SchemeEntry {
         name: "no-bank-conflicts",
@@ -55,6 +59,7 @@ pub const SCHEMES: &[SchemeEntry] = &[
         params: no_bank_conflicts::params,
         notes: no_bank_conflicts::NOTES,
         make: |c, cfg| Ok(Box::new(ConflictFreeRegisterFile::new(c, cfg)?)),
+        transform: None,
     },
     SchemeEntry {
         name: "2x-registers",
@@ -63,6 +68,7 @@ pub const SCHEMES: &[SchemeEntry] = &[
         params: double_registers::params,
         notes: double_registers::NOTES,
         make: |c, cfg| Ok(Box::new(DoubleRegisterFile::new(c, cfg)?)),
+        transform: None,
     },
 ];
 

@@ -443,7 +443,7 @@ impl Sm {
         if self.cu_full_at.get(group as usize) == Some(&now) {
             return Err(refused);
         }
-        let (rf_reads, rf_writes) = (program.rf_reads_of(s), program.rf_writes_of(s));
+        let (rf_reads, rf_writes) = (program.bank_reads(inst.sid), program.bank_writes(inst.sid));
         let req = OperandRequest {
             warp: w as u32,
             scheduler,

@@ -45,6 +45,7 @@ use crate::timing::memory::l1::L1;
 use crate::timing::memory::l2::L2;
 use crate::timing::memory::{MemoryStats, SmMemory};
 use crate::timing::program::Program;
+use crate::timing::program_map::{SchemeProgram, Translate};
 use crate::timing::regfile::{CuId, RegisterFileScheme, SmGeometry};
 use crate::timing::report::{ResidencyStats, StallBreakdown, StallCause};
 use crate::timing::stream::trace::{CtaStream, DynInst};
@@ -185,6 +186,9 @@ pub struct Sm {
     pair_first: Option<(u32, u32)>,
     /// The static instruction issued last (pairing hook only).
     pair_sid: u32,
+    /// The scheme's own program and, per warp slot, where its replay stands in the recorded
+    /// stream (`None`: the scheme runs the original program and replay reads the stream as is).
+    xlate: Option<(Rc<SchemeProgram>, Vec<Translate>)>,
 }
 
 impl Sm {
@@ -248,7 +252,14 @@ impl Sm {
             parked_in: vec![0; geo.schedulers as usize],
             pair_first: None,
             pair_sid: 0,
+            xlate: None,
         }
+    }
+
+    /// Replays streams as the instructions of `program` (a scheme that transforms code).
+    pub fn set_scheme_program(&mut self, program: Rc<SchemeProgram>) {
+        let n = self.warps.len();
+        self.xlate = Some((program, vec![Translate::default(); n]));
     }
 
     /// The next cycle at which this SM must be simulated (`u64::MAX`: only a new CTA wakes it).
@@ -327,7 +338,8 @@ impl Sm {
         let mut slots = Vec::with_capacity(stream.warps.len());
         for (index, ws) in stream.warps.iter().enumerate() {
             let Some(w) = self.warps.iter().position(|w| !w.live) else { break };
-            self.start_warp(w, slot as u32, index as u32, number, ws.len(), now);
+            let len = self.xlate.as_ref().map_or(ws.len(), |(p, _)| p.map.issued(ws));
+            self.start_warp(w, slot as u32, index as u32, number, len, now);
             slots.push(w as u32);
         }
         let live_warps = slots.len() as u32;
@@ -382,6 +394,9 @@ impl Sm {
                 next: DynInst::default(),
                 cursor: Default::default(),
             };
+        }
+        if let Some(t) = self.xlate.as_mut().and_then(|(_, t)| t.get_mut(w)) {
+            *t = Translate::default();
         }
         self.scoreboard.clear(w);
         self.wake(w);
@@ -479,6 +494,12 @@ impl Sm {
     /// Caches warp `w`'s next instruction (after its `pc` moved).
     fn load_next(&mut self, w: usize) {
         let Some(warp) = self.warps.get_mut(w) else { return };
+        if let Some((p, tr)) = &mut self.xlate {
+            let (Some(Some(c)), Some(t)) = (self.ctas.get(warp.cta as usize), tr.get_mut(w)) else { return };
+            let Some(stream) = c.stream.warps.get(warp.index as usize) else { return };
+            warp.next = t.decode(&p.map, stream, warp.pc, &mut warp.cursor);
+            return;
+        }
         if let Some(d) = warp.cursor.cached(warp.pc) {
             warp.next = d;
             return;

@@ -28,7 +28,7 @@ impl Sm {
                 self.wb.take(i);
                 continue;
             };
-            let rf_writes = program.rf_writes_of(s);
+            let rf_writes = program.bank_writes(c.sid);
             if !rf_writes.is_empty() {
                 let group = self.warps.get(c.warp as usize).map_or(0, |w| w.group);
                 let req = WriteRequest {

@@ -17,6 +17,7 @@ use super::semantics::memory_ops::{self, Accessed, MemCtx};
 use super::semantics::{compare, convert, float, int, tensor, warp_ops, wmma};
 use super::simt_stack;
 use super::stream::{RecordKind, TraceRecord, WarpTrace};
+use super::value_summary;
 use super::warp::{Env, Warp};
 
 /// Instructions executed so far.
@@ -171,12 +172,21 @@ fn record(w: &Warp, cx: &mut StepCx<'_>, func: u32, di: &DInst, pc: u32, masks: 
         t.addresses.extend_from_slice(&cx.acc.addrs);
         addr_count = cx.acc.addrs.len() as u32;
     }
-    let mut value_start = u32::MAX;
-    if cx.values {
-        if let Some(Dst::Reg(r, _)) = di.op.first_def() {
-            value_start = t.values.len() as u32;
-            let lanes = w.reg(r);
-            t.values.extend((0..32).filter(|l| (masks.1 >> l) & 1 == 1).map(|l| lanes[l]));
+    let (mut value_start, mut value_units) = (u32::MAX, 0);
+    if cx.values && masks.1 != 0 {
+        let start = t.values.len();
+        let mut summarise = |d: Dst| {
+            if let Dst::Reg(r, width) = d {
+                value_summary::summarise(w.reg(r), masks.1, width, &mut t.values);
+            }
+        };
+        match &di.op {
+            Op::Ld { d, .. } => d.iter().copied().for_each(&mut summarise),
+            op => op.first_def().into_iter().for_each(&mut summarise),
+        }
+        if t.values.len() > start {
+            value_start = start as u32;
+            value_units = (t.values.len() - start).min(255) as u8;
         }
     }
     t.records.push(TraceRecord {
@@ -192,6 +202,7 @@ fn record(w: &Warp, cx: &mut StepCx<'_>, func: u32, di: &DInst, pc: u32, masks: 
         addr_start,
         addr_count,
         value_start,
+        value_units,
     });
 }
 

@@ -49,6 +49,7 @@ pub mod semantics;
 pub mod simt_stack;
 pub mod stream;
 pub mod value;
+pub mod value_summary;
 pub mod warp;
 
 pub use error::{ExecError, Fault, Site};
@@ -62,3 +63,4 @@ pub use propose::propose_launch;
 pub use run::{run, LaunchStats, Progress, Run, RunOptions, RunResult};
 pub use stream::{CtaTrace, RecordKind, TraceOptions, TraceRecord, WarpTrace};
 pub use value::{ElemType, Value};
+pub use value_summary::ValueSummary;

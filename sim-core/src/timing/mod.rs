@@ -61,7 +61,7 @@ use crate::exec::LaunchSetup;
 use crate::gpu::GpuConfig;
 use crate::ir::Module;
 use chip::ChipRun;
-use stream::exec_source::ExecSource;
+use stream::exec_source::{ExecSource, SourceOptions};
 use stream::feed::Feed;
 
 pub use error::TimingError;
@@ -85,6 +85,10 @@ pub struct TimingOptions {
     pub sms: Option<u32>,
     /// Energy per access.
     pub energy: EnergyModel,
+    /// Have the executor record value summaries (uniform, significant bits) of every register
+    /// written, for schemes that model values ([`WarpStream::values_at`]); off, the streams and
+    /// the replay are as without the option.
+    pub values: bool,
 }
 
 impl Default for TimingOptions {
@@ -95,6 +99,7 @@ impl Default for TimingOptions {
             registers_per_thread: None,
             sms: None,
             energy: EnergyModel::default(),
+            values: false,
         }
     }
 }
@@ -160,7 +165,9 @@ impl Simulation {
         options: TimingOptions,
     ) -> Result<Simulation, TimingError> {
         let program = Program::decode(module, gpu);
-        let source = ExecSource::new(module, setup, &program).map_err(|e| TimingError::Source(e.into()))?;
+        let source_options = SourceOptions { values: options.values, budget: None };
+        let source = ExecSource::with_options(module, setup, &program, source_options)
+            .map_err(|e| TimingError::Source(e.into()))?;
         Simulation::new(program, Box::new(source), gpu, schemes, options)
     }
 

@@ -8,6 +8,7 @@
 //! bar.sync 0;           // the warp stops here; the CTA releases it when all warps arrived
 //! ```
 
+use super::budget;
 use super::calls;
 use super::error::{ExecError, Fault, Site};
 use super::memory::AccessFault;
@@ -126,12 +127,7 @@ pub fn run_warp(w: &mut Warp, cx: &mut StepCx<'_>, limit: u64) -> Result<Stop, E
             continue;
         };
         if cx.counters.warp >= cx.budget {
-            return Err(ExecError::BudgetExceeded {
-                executed: cx.counters.warp,
-                thread_instructions: cx.counters.thread,
-                budget: cx.budget,
-                kernel: cx.kernel.into(),
-            });
+            return Err(budget_exceeded(w, cx));
         }
         if let Some(e) = frame.stack.last_mut() {
             e.pc += 1;
@@ -160,6 +156,21 @@ pub fn run_warp(w: &mut Warp, cx: &mut StepCx<'_>, limit: u64) -> Result<Stop, E
         }
     }
     Ok(if w.done() { Stop::Done } else { Stop::Yield })
+}
+
+/// The budget ran out while `w` ran: where, and in which loop ([`budget::hottest_loop`]).
+#[cold]
+fn budget_exceeded(w: &mut Warp, cx: &mut StepCx<'_>) -> ExecError {
+    let (executed, thread_instructions) = (cx.counters.warp, cx.counters.thread);
+    ExecError::BudgetExceeded {
+        executed,
+        thread_instructions,
+        budget: cx.budget,
+        kernel: cx.kernel.into(),
+        cta: Some(cx.env.ctaid),
+        warp: Some(w.index),
+        hot_loop: budget::hottest_loop(w, cx),
+    }
 }
 
 fn record(w: &Warp, cx: &mut StepCx<'_>, func: u32, di: &DInst, pc: u32, masks: (u32, u32), what: (RecordKind, u32)) {

@@ -32,6 +32,7 @@
 //! | the instruction stream for the timing model | [`RunOptions::trace`], [`Run::next_cta`]` -> CtaTrace` |
 //! | why a run stopped | [`ExecError`] (`fault`, `budget_exceeded`, `unsupported`, `trap`, `deadlock`, `invalid_launch`) |
 
+pub mod budget;
 pub mod calls;
 pub mod cta;
 pub mod decode;
@@ -52,6 +53,7 @@ pub mod value;
 pub mod value_summary;
 pub mod warp;
 
+pub use budget::HotLoop;
 pub use error::{ExecError, Fault, Site};
 pub use execute::Counters;
 pub use launch::{

@@ -1,5 +1,5 @@
 //! The dynamic instruction stream for the timing model: CTA by CTA, each warp's records with
-//! masks, per-lane addresses and (on request) values, barriers marked; one CTA at a time; the
+//! masks, per-lane addresses and (on request) value summaries, barriers marked; one CTA at a time; the
 //! same stream on every run; and the launch examples in the docs parse.
 
 use reglab_tests::repo_root;
@@ -72,11 +72,14 @@ fn values_on_request_and_the_same_stream_every_time() {
     let w = &a[0].warps[0];
     let with_values = w.records.iter().filter(|r| r.value_start != u32::MAX).count();
     assert!(with_values > w.records.len() / 2, "{with_values} of {}", w.records.len());
-    // %tid.x of the second instruction group: `mov.u32 %r2, %tid.x` gives lane l the value l % 16.
+    // `mov.u32 %r2, %tid.x` gives lane l the value l % 16 (a 16×16 block): not uniform, 15 needs
+    // 4 bits, 5 signed; one 32-bit unit.
     let mov = w.records.iter().find(|r| r.value_start != u32::MAX && r.pc == 4);
+    assert!(mov.is_some());
     let Some(mov) = mov else { return };
-    let vals = &w.values[mov.value_start as usize..mov.value_start as usize + 32];
-    assert_eq!(vals, (0..32u64).map(|l| l % 16).collect::<Vec<_>>().as_slice());
+    assert_eq!(mov.value_units, 1);
+    let s = w.values[mov.value_start as usize];
+    assert_eq!((s.uniform(), s.unsigned_bits(), s.signed_bits()), (false, 4, 5));
 }
 
 #[test]

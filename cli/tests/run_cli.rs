@@ -59,3 +59,29 @@ fn an_unsupported_gpu_is_a_structured_error() {
     assert_eq!(json["error"]["error"], "unsupported_gpu", "{json}");
     assert!(json["message"].as_str().unwrap_or("").contains("64-wide"), "{json}");
 }
+
+#[test]
+fn an_endless_loop_ends_with_where_it_loops_and_how_to_raise_the_budget() {
+    // Issue 16's kernel: its only block loops forever. Lines: 8 `add` (the loop's head), 9 `bra`.
+    let dir = std::env::temp_dir().join(format!("reglab-run-endless-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let ptx = dir.join("endless.ptx");
+    let launch = dir.join("endless.json");
+    let src = ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n.reg .b32 %r<2>;\nL:\n\
+               add.s32 %r1, %r1, 1;\nbra L;\n}\n";
+    assert!(std::fs::write(&ptx, src).is_ok() && std::fs::write(&launch, r#"{"kernel": "k", "params": []}"#).is_ok());
+    let (ptx_arg, launch_arg) = (ptx.display().to_string(), launch.display().to_string());
+    let (code, _, err) = run(&[&ptx_arg, "--launch", &launch_arg, "--gpu", "turing-rtx2060", "--budget", "100000"]);
+    assert_eq!(code, 1, "{err}");
+    for part in ["kernel k, CTA [0, 0, 0], warp 0", "after 100000 warp-instructions", "lines 8-9", "--budget N"] {
+        assert!(err.contains(part), "{part:?} in {err}");
+    }
+    let (code, json, _) =
+        run(&[&ptx_arg, "--launch", &launch_arg, "--gpu", "turing-rtx2060", "--budget", "100000", "--json"]);
+    assert_eq!(code, 1);
+    let detail = &json["error"]["detail"]["detail"];
+    assert_eq!(detail["kind"], "budget_exceeded", "{json}");
+    assert_eq!(detail["hot_loop"]["head"]["line"], 8, "{json}");
+    assert_eq!(detail["hot_loop"]["back_edge"]["line"], 9, "{json}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

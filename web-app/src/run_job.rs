@@ -115,8 +115,26 @@ pub enum WorkerReply {
     Failed(RunFailure),
 }
 
-fn from_timing(e: TimingError) -> RunFailure {
+/// The warp-instruction budget of a run whose launch setup names none: small enough that an
+/// endless loop ends with its message in about a second (the executor records a CTA's stream
+/// before the timing model replays it, about 40 bytes a warp-instruction), large enough for
+/// every bundled example (the largest runs 127 104) and for kernels a thousand times larger.
+pub const BROWSER_BUDGET: u64 = 20_000_000;
+
+/// How to raise the warp-instruction budget in the app.
+fn budget_hint(budget: u64) -> String {
+    format!(
+        " If the kernel needs more, raise the budget in the launch setup: \"budget\": N warp-instructions \
+         (now {budget})."
+    )
+}
+
+fn from_timing(mut e: TimingError, src: &str) -> RunFailure {
+    e.locate(src);
     match &e {
+        TimingError::Source(SourceError::Exec(x @ sim_core::exec::ExecError::BudgetExceeded { budget, .. })) => {
+            RunFailure::new(x.kind(), format!("{e}.{}", budget_hint(*budget)))
+        }
         TimingError::Source(SourceError::Exec(x)) => RunFailure::new(x.kind(), e.to_string()),
         TimingError::Source(SourceError::Stream(_)) => RunFailure::new("executor", e.to_string()),
         TimingError::UnknownScheme(_) | TimingError::SchemeConfig(_) | TimingError::SchemeProgram { .. } => {
@@ -142,10 +160,12 @@ pub fn execute(req: &RunRequest, mut progress: impl FnMut(RunProgress)) -> Resul
     if req.schemes.is_empty() {
         return Err(RunFailure::new("scheme", "choose at least one register-file scheme"));
     }
-    sim_core::exec::plan::plan(&module, &req.launch).map_err(|e| RunFailure::new("invalid_launch", e.message))?;
+    let mut launch = req.launch.clone();
+    launch.budget = launch.budget.or(Some(BROWSER_BUDGET));
+    sim_core::exec::plan::plan(&module, &launch).map_err(|e| RunFailure::new("invalid_launch", e.message))?;
     let program = Program::decode(&module, gpu);
-    let source =
-        ExecSource::new(&module, &req.launch, &program).map_err(|e| from_timing(TimingError::Source(e.into())))?;
+    let from_timing = |e: TimingError| from_timing(e, &req.ptx);
+    let source = ExecSource::new(&module, &launch, &program).map_err(|e| from_timing(TimingError::Source(e.into())))?;
     let (source, executor) = TimedSource::new(source, now_ms);
     let options = TimingOptions {
         sample_interval_cycles: SAMPLE_INTERVAL_CYCLES,
@@ -236,6 +256,22 @@ mod tests {
         let reports = execute(&req, |_| {}).unwrap_or_default().reports;
         assert!(!reports.is_empty());
         assert!(reports.iter().all(|r| r.sms == 3), "{:?}", reports.first().map(|r| &r.gpu));
+    }
+
+    #[test]
+    fn an_endless_loop_ends_with_a_message_that_says_where_and_what_to_do() {
+        let ptx = ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n.reg .b32 %r<2>;\n\
+                   L:\nadd.s32 %r1, %r1, 1;\nbra L;\n}\n";
+        let mut req = vector_add(1);
+        req.ptx = ptx.into();
+        req.launch = sim_core::exec::propose_launch(&sim_core::ptx::compile(ptx).unwrap_or_default(), "k");
+        req.launch.budget = Some(100_000);
+        let failure = execute(&req, |_| {}).err().unwrap_or_else(|| RunFailure::new("none", ""));
+        assert_eq!(failure.kind, "budget_exceeded");
+        // Line 8 is the loop's head (`add`), line 9 its back edge (`bra L`).
+        for part in ["kernel k", "CTA [0, 0, 0], warp 0", "lines 8-9", "\"budget\": N", "(now 100000)"] {
+            assert!(failure.message.contains(part), "{part:?} in {}", failure.message);
+        }
     }
 
     #[test]

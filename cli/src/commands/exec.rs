@@ -101,6 +101,9 @@ pub fn run(args: &Args) -> ExitCode {
                 print_json(&serde_json::json!({ "error": e }));
             } else {
                 eprintln!("{name}: {e}");
+                if let ExecError::BudgetExceeded { budget, .. } = e {
+                    eprintln!("{name}: {}", budget_hint(budget));
+                }
             }
             ExitCode::from(1)
         }
@@ -151,4 +154,12 @@ fn print_text(r: &RunResult) {
         out.push_str(&format!("warning: {w}\n"));
     }
     print!("{out}");
+}
+
+/// How to raise the warp-instruction budget from the command line (`reglab exec` and `reglab
+/// run` both take `--budget`).
+pub fn budget_hint(budget: u64) -> String {
+    format!(
+        "if the kernel needs more, raise the budget with --budget N (now {budget} warp-instructions) or \"budget\": N in the launch setup"
+    )
 }

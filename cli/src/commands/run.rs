@@ -20,7 +20,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use sim_core::exec::LaunchSetup;
+use sim_core::exec::{ExecError, LaunchSetup};
 use sim_core::gpu::{presets, GpuConfig};
 use sim_core::timing::regfile::config::resolve_all;
 use sim_core::timing::report::{Outcome, Report};
@@ -53,6 +53,10 @@ pub struct Args {
     /// Cycle budget per scheme.
     #[arg(long)]
     pub max_cycles: Option<u64>,
+    /// Warp-instruction budget of the functional run (default: the launch setup's `budget`,
+    /// else 500 million).
+    #[arg(long)]
+    pub budget: Option<u64>,
     /// Print the reports as JSON.
     #[arg(long)]
     pub json: bool,
@@ -102,7 +106,7 @@ fn schemes(args: &Args, gpu: &GpuConfig) -> Result<Vec<SchemeSpec>, ExitCode> {
 
 /// Runs the subcommand.
 pub fn run(args: &Args) -> ExitCode {
-    let (src, setup, gpu) = match inputs(args) {
+    let (src, mut setup, gpu) = match inputs(args) {
         Ok(x) => x,
         Err(code) => return code,
     };
@@ -118,6 +122,9 @@ pub fn run(args: &Args) -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    if args.budget.is_some() {
+        setup.budget = args.budget;
+    }
     let mut options = TimingOptions { sms: args.sms, registers_per_thread: args.registers, ..TimingOptions::default() };
     if let Some(c) = args.max_cycles {
         options.max_cycles = c;
@@ -134,12 +141,16 @@ pub fn run(args: &Args) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e @ (TimingError::UnknownScheme(_) | TimingError::SchemeConfig(_))) => usage(e.to_string()),
-        Err(e) => {
+        Err(mut e) => {
+            e.locate(&src);
             if args.json {
                 let detail = serde_json::to_value(&e).unwrap_or(serde_json::Value::Null);
                 println!("{}", serde_json::json!({ "error": detail, "message": e.to_string() }));
             }
             eprintln!("reglab run: {e}");
+            if let Some(ExecError::BudgetExceeded { budget, .. }) = e.exec_error() {
+                eprintln!("reglab run: {}", super::exec::budget_hint(*budget));
+            }
             ExitCode::from(1)
         }
     }
@@ -221,7 +232,14 @@ fn print_row(r: &Report, w: usize) {
         r.register_file.bank_conflicts,
         r.register_file.energy_total_nj,
     );
-    if !matches!(r.outcome, Outcome::Finished) {
-        println!("  ({}: stopped at its cycle budget)", r.scheme);
+    if let Outcome::BudgetExceeded { budget_cycles } = r.outcome {
+        let kernels: Vec<&str> = r.kernels.iter().map(|k| k.kernel.as_str()).collect();
+        println!(
+            "  ({}: stopped at its cycle budget of {budget_cycles} cycles in kernel {} after {} CTAs; \
+             raise it with --max-cycles N)",
+            r.scheme,
+            kernels.join(", "),
+            r.ctas
+        );
     }
 }

@@ -16,6 +16,7 @@ use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
 
+use super::budget::HotLoop;
 use super::memory::{FaultReason, Space};
 use super::plan::LaunchError;
 use crate::diagnostic::{LineIndex, Span};
@@ -76,6 +77,16 @@ pub enum ExecError {
         budget: u64,
         /// The kernel running when it ran out.
         kernel: String,
+        /// `%ctaid` of the CTA whose warp used the last of it (absent when it ran out between
+        /// CTAs: a grid of more CTAs than the budget).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cta: Option<[u32; 3]>,
+        /// That warp's index in its CTA.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        warp: Option<u32>,
+        /// The loop that warp was running ([`super::budget`]), if it was in one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        hot_loop: Option<Box<HotLoop>>,
     },
     /// An instruction RegLab cannot give meaning to (textures, unknown externs, …).
     Unsupported {
@@ -135,6 +146,10 @@ impl ExecError {
             ExecError::Fault(f) => fix(&mut f.site),
             ExecError::Unsupported { site, .. } | ExecError::Trap { site, .. } => fix(site),
             ExecError::Deadlock { waiting, .. } => waiting.iter_mut().for_each(fix),
+            ExecError::BudgetExceeded { hot_loop: Some(l), .. } => {
+                fix(&mut l.head);
+                fix(&mut l.back_edge);
+            }
             _ => {}
         }
     }
@@ -159,10 +174,20 @@ impl core::fmt::Display for ExecError {
                 x.cta,
                 at(&x.site)
             ),
-            ExecError::BudgetExceeded { executed, budget, kernel, .. } => write!(
-                f,
-                "budget exceeded: {executed} warp-instructions executed (budget {budget}) in kernel {kernel}; an endless loop?"
-            ),
+            ExecError::BudgetExceeded { executed, budget, kernel, cta, warp, hot_loop, .. } => {
+                write!(f, "budget exceeded: kernel {kernel}")?;
+                if let Some(c) = cta {
+                    write!(f, ", CTA {c:?}")?;
+                }
+                if let Some(w) = warp {
+                    write!(f, ", warp {w}")?;
+                }
+                write!(f, " was still running after {executed} warp-instructions (the budget is {budget})")?;
+                match hot_loop {
+                    Some(l) => write!(f, ", in {}: an endless loop?", describe_loop(l)),
+                    None => write!(f, ": an endless loop, or a launch too large for the budget?"),
+                }
+            }
             ExecError::Unsupported { site, reason } => write!(f, "unsupported here: {reason}: {}", at(site)),
             ExecError::Trap { site, thread, cta } => {
                 write!(f, "trap by thread {thread:?} of CTA {cta:?}: {}", at(site))
@@ -172,4 +197,14 @@ impl core::fmt::Display for ExecError {
             }
         }
     }
+}
+
+/// "the loop at lines 12-13 (`add.s32 %r1, %r1, 1` ... `bra.uni $L_loop`) of k" (lines once located).
+fn describe_loop(l: &HotLoop) -> String {
+    let lines = match (l.head.line, l.back_edge.line) {
+        (Some(a), Some(b)) if a == b => format!(" at line {a}"),
+        (Some(a), Some(b)) => format!(" at lines {a}-{b}"),
+        _ => String::new(),
+    };
+    format!("the loop{lines} (`{}` ... `{}`) of {}", l.head.instruction, l.back_edge.instruction, l.head.function)
 }

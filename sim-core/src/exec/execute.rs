@@ -8,6 +8,7 @@
 //! bar.sync 0;           // the warp stops here; the CTA releases it when all warps arrived
 //! ```
 
+use super::budget;
 use super::calls;
 use super::error::{ExecError, Fault, Site};
 use super::memory::AccessFault;
@@ -17,6 +18,7 @@ use super::semantics::memory_ops::{self, Accessed, MemCtx};
 use super::semantics::{compare, convert, float, int, tensor, warp_ops, wmma};
 use super::simt_stack;
 use super::stream::{RecordKind, TraceRecord, WarpTrace};
+use super::value_summary;
 use super::warp::{Env, Warp};
 
 /// Instructions executed so far.
@@ -125,12 +127,7 @@ pub fn run_warp(w: &mut Warp, cx: &mut StepCx<'_>, limit: u64) -> Result<Stop, E
             continue;
         };
         if cx.counters.warp >= cx.budget {
-            return Err(ExecError::BudgetExceeded {
-                executed: cx.counters.warp,
-                thread_instructions: cx.counters.thread,
-                budget: cx.budget,
-                kernel: cx.kernel.into(),
-            });
+            return Err(budget_exceeded(w, cx));
         }
         if let Some(e) = frame.stack.last_mut() {
             e.pc += 1;
@@ -161,6 +158,21 @@ pub fn run_warp(w: &mut Warp, cx: &mut StepCx<'_>, limit: u64) -> Result<Stop, E
     Ok(if w.done() { Stop::Done } else { Stop::Yield })
 }
 
+/// The budget ran out while `w` ran: where, and in which loop ([`budget::hottest_loop`]).
+#[cold]
+fn budget_exceeded(w: &mut Warp, cx: &mut StepCx<'_>) -> ExecError {
+    let (executed, thread_instructions) = (cx.counters.warp, cx.counters.thread);
+    ExecError::BudgetExceeded {
+        executed,
+        thread_instructions,
+        budget: cx.budget,
+        kernel: cx.kernel.into(),
+        cta: Some(cx.env.ctaid),
+        warp: Some(w.index),
+        hot_loop: budget::hottest_loop(w, cx),
+    }
+}
+
 fn record(w: &Warp, cx: &mut StepCx<'_>, func: u32, di: &DInst, pc: u32, masks: (u32, u32), what: (RecordKind, u32)) {
     let Some(t) = cx.trace.as_deref_mut() else { return };
     let (kind, aux) = what;
@@ -171,12 +183,21 @@ fn record(w: &Warp, cx: &mut StepCx<'_>, func: u32, di: &DInst, pc: u32, masks: 
         t.addresses.extend_from_slice(&cx.acc.addrs);
         addr_count = cx.acc.addrs.len() as u32;
     }
-    let mut value_start = u32::MAX;
-    if cx.values {
-        if let Some(Dst::Reg(r, _)) = di.op.first_def() {
-            value_start = t.values.len() as u32;
-            let lanes = w.reg(r);
-            t.values.extend((0..32).filter(|l| (masks.1 >> l) & 1 == 1).map(|l| lanes[l]));
+    let (mut value_start, mut value_units) = (u32::MAX, 0);
+    if cx.values && masks.1 != 0 {
+        let start = t.values.len();
+        let mut summarise = |d: Dst| {
+            if let Dst::Reg(r, width) = d {
+                value_summary::summarise(w.reg(r), masks.1, width, &mut t.values);
+            }
+        };
+        match &di.op {
+            Op::Ld { d, .. } => d.iter().copied().for_each(&mut summarise),
+            op => op.first_def().into_iter().for_each(&mut summarise),
+        }
+        if t.values.len() > start {
+            value_start = start as u32;
+            value_units = (t.values.len() - start).min(255) as u8;
         }
     }
     t.records.push(TraceRecord {
@@ -192,6 +213,7 @@ fn record(w: &Warp, cx: &mut StepCx<'_>, func: u32, di: &DInst, pc: u32, masks: 
         addr_start,
         addr_count,
         value_start,
+        value_units,
     });
 }
 

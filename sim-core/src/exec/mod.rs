@@ -32,6 +32,7 @@
 //! | the instruction stream for the timing model | [`RunOptions::trace`], [`Run::next_cta`]` -> CtaTrace` |
 //! | why a run stopped | [`ExecError`] (`fault`, `budget_exceeded`, `unsupported`, `trap`, `deadlock`, `invalid_launch`) |
 
+pub mod budget;
 pub mod calls;
 pub mod cta;
 pub mod decode;
@@ -49,8 +50,10 @@ pub mod semantics;
 pub mod simt_stack;
 pub mod stream;
 pub mod value;
+pub mod value_summary;
 pub mod warp;
 
+pub use budget::HotLoop;
 pub use error::{ExecError, Fault, Site};
 pub use execute::Counters;
 pub use launch::{
@@ -62,3 +65,4 @@ pub use propose::propose_launch;
 pub use run::{run, LaunchStats, Progress, Run, RunOptions, RunResult};
 pub use stream::{CtaTrace, RecordKind, TraceOptions, TraceRecord, WarpTrace};
 pub use value::{ElemType, Value};
+pub use value_summary::ValueSummary;

@@ -304,6 +304,9 @@ impl Run {
             thread_instructions: self.counters.thread,
             budget: self.budget,
             kernel,
+            cta: None,
+            warp: None,
+            hot_loop: None,
         }
     }
 

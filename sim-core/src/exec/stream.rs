@@ -1,6 +1,7 @@
 //! The dynamic instruction stream the timing model consumes: CTA by CTA, each warp's executed
 //! instructions in order, with the active mask, the lanes whose guard held, the per-lane memory
-//! addresses of memory instructions and, on request, the per-lane result values. Barriers are
+//! addresses of memory instructions and, on request, summaries of the values written
+//! ([`super::value_summary`]: uniform or not, significant bits). Barriers are
 //! records of their own, so a timing model can interleave the warps of a CTA correctly. Streams
 //! are produced lazily ([`crate::exec::Run::next_cta`]): memory is bounded by one CTA.
 //!
@@ -15,6 +16,7 @@ use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
 use super::memory::Space;
+use super::value_summary::ValueSummary;
 use crate::ir::{Function, Handle, Inst};
 
 /// What the stream records.
@@ -22,7 +24,8 @@ use crate::ir::{Function, Handle, Inst};
 pub struct TraceOptions {
     /// Record the instruction stream.
     pub enabled: bool,
-    /// Also record per-lane result values of instructions that write a register.
+    /// Also record, for each register an instruction writes, a [`ValueSummary`] per 32-bit unit
+    /// (set when a scheme models values; costs nothing when off).
     pub values: bool,
 }
 
@@ -79,8 +82,11 @@ pub struct TraceRecord {
     pub addr_start: u32,
     /// Number of addresses.
     pub addr_count: u32,
-    /// First value in [`WarpTrace::values`] (one per executed lane), `u32::MAX` if none.
+    /// First summary in [`WarpTrace::values`] of the registers written (one per unit, in
+    /// destination order), `u32::MAX` if none.
     pub value_start: u32,
+    /// Summaries from `value_start` (0 if none).
+    pub value_units: u8,
 }
 
 /// One warp's stream in one CTA.
@@ -92,8 +98,8 @@ pub struct WarpTrace {
     pub records: Vec<TraceRecord>,
     /// Addresses of memory records.
     pub addresses: Vec<u64>,
-    /// Result values of records (when requested).
-    pub values: Vec<u64>,
+    /// Summaries of the values records wrote (when requested).
+    pub values: Vec<ValueSummary>,
 }
 
 /// One CTA's streams.

@@ -94,6 +94,13 @@ impl TimingError {
             _ => None,
         }
     }
+
+    /// Fills in the executor error's line numbers from the source text ([`ExecError::locate`]).
+    pub fn locate(&mut self, src: &str) {
+        if let TimingError::Source(SourceError::Exec(e)) = self {
+            e.locate(src);
+        }
+    }
 }
 
 impl From<SourceError> for TimingError {

@@ -68,7 +68,7 @@ use crate::gpu::GpuConfig;
 use crate::ir::Module;
 use chip::ChipRun;
 use program_map::SchemeProgram;
-use stream::exec_source::ExecSource;
+use stream::exec_source::{ExecSource, SourceOptions};
 use stream::feed::Feed;
 
 pub use error::TimingError;
@@ -96,6 +96,10 @@ pub struct TimingOptions {
     /// scheme's own assignment) instead of PTX virtual register units; the scoreboard stays on
     /// virtual units ([`program_regs`]). Off by default for now: it changes bank conflicts.
     pub physical_registers: bool,
+    /// Have the executor record value summaries (uniform, significant bits) of every register
+    /// written, for schemes that model values ([`WarpStream::values_at`]); off, the streams and
+    /// the replay are as without the option.
+    pub values: bool,
 }
 
 impl Default for TimingOptions {
@@ -107,6 +111,7 @@ impl Default for TimingOptions {
             sms: None,
             energy: EnergyModel::default(),
             physical_registers: false,
+            values: false,
         }
     }
 }
@@ -259,7 +264,9 @@ impl Simulation {
                 };
             own_runs.push((r, own));
         }
-        let source = ExecSource::new(module, setup, &program).map_err(|e| TimingError::Source(e.into()))?;
+        let source_options = SourceOptions { values: options.values, budget: None };
+        let source = ExecSource::with_options(module, setup, &program, source_options)
+            .map_err(|e| TimingError::Source(e.into()))?;
         Simulation::assemble(program, Box::new(source), gpu, own_runs, options)
     }
 

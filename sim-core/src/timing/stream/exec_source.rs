@@ -21,6 +21,15 @@ use crate::timing::error::SourceError;
 use crate::timing::program::Program;
 use crate::timing::stream::trace::{CtaSource, CtaStream, LaunchShape, MemSpace, WarpStream};
 
+/// What the executor records beyond the instruction stream, and its budget.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SourceOptions {
+    /// Record value summaries ([`crate::exec::value_summary`]) for schemes that model values.
+    pub values: bool,
+    /// Warp-instruction budget instead of the launch setup's (or its default).
+    pub budget: Option<u64>,
+}
+
 /// CTAs from the executor.
 pub struct ExecSource {
     run: Run,
@@ -36,6 +45,16 @@ impl ExecSource {
     /// Starts the executor on `setup` (tracing on) for a timing run of `program` (decoded from
     /// the same `module`).
     pub fn new(module: &Module, setup: &LaunchSetup, program: &Program) -> Result<ExecSource, ExecError> {
+        ExecSource::with_options(module, setup, program, SourceOptions::default())
+    }
+
+    /// [`ExecSource::new`] with `options` (value summaries, a budget other than the setup's).
+    pub fn with_options(
+        module: &Module,
+        setup: &LaunchSetup,
+        program: &Program,
+        options: SourceOptions,
+    ) -> Result<ExecSource, ExecError> {
         let checked = plan(module, setup)?;
         let mut steps = Vec::new();
         for s in &checked.steps {
@@ -50,7 +69,8 @@ impl ExecSource {
             .is_none()
             .then(|| checked.steps.iter().map(|s| s.grid.iter().map(|&g| u64::from(g.max(1))).product::<u64>()).sum());
         let layout = if address_bits(module) == 64 { AddressLayout::bits64() } else { AddressLayout::bits32() };
-        let options = RunOptions { budget: None, trace: TraceOptions { enabled: true, values: false } };
+        let options =
+            RunOptions { budget: options.budget, trace: TraceOptions { enabled: true, values: options.values } };
         let run = Run::new(module, setup, options)?;
         let func_base = program.func_base.iter().map(|(&f, &b)| (f, b)).collect();
         Ok(ExecSource { run, layout, func_base, steps, total, warp_instructions: 0 })
@@ -105,6 +125,11 @@ impl ExecSource {
                     }
                     None => stream.push(sid, r.executed),
                 }
+                if r.value_units > 0 {
+                    let v = r.value_start as usize;
+                    let units = w.values.get(v..v + usize::from(r.value_units)).unwrap_or(&[]);
+                    stream.push_values(units).map_err(String::from)?;
+                }
             }
             self.warp_instructions += u64::from(stream.len());
             warps.push(stream);
@@ -143,5 +168,68 @@ impl CtaSource for ExecSource {
 
     fn total_ctas(&self) -> Option<u64> {
         self.total
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::timing::stream::values::ValueSummary;
+
+    /// Warp 0: lanes 0–31 (tid 0–31); warp 1: lanes 0–7 (tid 32–39).
+    const KERNEL: &str = ".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry k()\n{\n\
+        .reg .b32 %r<8>;\n.reg .b64 %rd<3>;\n\
+        mov.u32 %r1, %tid.x;\n\
+        mov.u32 %r2, 32767;\n\
+        mov.b32 %r3, -1;\n\
+        mov.b32 %r4, 0x80000000;\n\
+        add.s32 %r5, %r1, -16;\n\
+        cvt.u64.u32 %rd1, %r1;\n\
+        shl.b64 %rd2, %rd1, 32;\n\
+        ret;\n}\n";
+
+    fn streams(values: bool) -> Vec<WarpStream> {
+        let module = crate::ptx::compile(KERNEL).unwrap_or_default();
+        let Some(gpu) = crate::gpu::presets::by_name("turing-rtx2060") else { unreachable!() };
+        let program = Program::decode(&module, &gpu);
+        let setup = LaunchSetup::from_json(r#"{"kernel": "k", "grid": [1], "block": [40], "params": []}"#);
+        let options = SourceOptions { values, budget: None };
+        let source =
+            setup.map_err(ExecError::from).and_then(|s| ExecSource::with_options(&module, &s, &program, options));
+        let cta = source.and_then(|mut s| s.run.next_cta().map(|t| t.map(|t| s.convert(t))));
+        match cta {
+            Ok(Some(Ok(c))) => c.warps,
+            other => unreachable!("{other:?}"),
+        }
+    }
+
+    fn parts(v: &[ValueSummary]) -> Vec<(bool, u32, u32)> {
+        v.iter().map(|s| (s.uniform(), s.unsigned_bits(), s.signed_bits())).collect()
+    }
+
+    #[test]
+    fn value_summaries_reach_the_stream_only_when_asked_for() {
+        let off = streams(false);
+        assert!(off.iter().all(|w| !w.has_values() && w.validate(64).is_ok()));
+        let on = streams(true);
+        assert_eq!(on.len(), 2);
+        let w0: Vec<_> = (0..on[0].len()).map(|pc| parts(on[0].values_at(pc))).collect();
+        let expected_w0 = [
+            vec![(false, 5, 6)],               // %tid.x 0..31: 31 needs 5 bits, +1 sign bit
+            vec![(true, 15, 16)],              // 0x7fff
+            vec![(true, 32, 1)],               // −1: all ones unsigned, one sign bit
+            vec![(true, 32, 32)],              // 0x8000_0000 = −2^31
+            vec![(false, 32, 5)],              // −16..15: negative lanes are all ones unsigned
+            vec![(false, 5, 6), (true, 0, 1)], // 64-bit 0..31: low unit like %tid.x, high 0
+            vec![(true, 0, 1), (false, 5, 6)], // shifted by 32: low 0, high 0..31
+            vec![],                            // ret writes nothing
+        ];
+        assert_eq!(w0, expected_w0);
+        // Warp 1 runs lanes 0–7 only, tid 32–39 (100000–100111): 6 bits, 7 signed; 32 − 16 = 16
+        // to 23: 5 bits, 6 signed.
+        assert_eq!(parts(on[1].values_at(0)), [(false, 6, 7)]);
+        assert_eq!(parts(on[1].values_at(4)), [(false, 5, 6)]);
+        // The instructions themselves are the same with or without values.
+        assert!(on.iter().zip(&off).all(|(a, b)| a.iter().eq(b.iter())));
     }
 }

@@ -3,7 +3,8 @@
 //! [`warp_stream::WarpStream`] per warp, decoded one [`trace::DynInst`] at a time);
 //! [`exec_source`] runs the executor CTA by CTA as a [`trace::CtaSource`]; [`timed_source`]
 //! measures the executor's share of host time; [`feed`] pulls each CTA once and shares it among
-//! the timing runs of several schemes.
+//! the timing runs of several schemes; [`values`] holds a warp's value summaries when a scheme
+//! asks for them.
 //!
 //! ```text
 //! executor ──ExecSource──▶ Feed (one CtaStream per CTA, shared) ──▶ ChipRun per scheme ──▶ Sm
@@ -13,4 +14,5 @@ pub mod exec_source;
 pub mod feed;
 pub mod timed_source;
 pub mod trace;
+pub mod values;
 pub mod warp_stream;

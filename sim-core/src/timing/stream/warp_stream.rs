@@ -21,6 +21,7 @@ use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
 use crate::timing::stream::trace::{DynInst, LaneAddrs, MemSpace};
+use crate::timing::stream::values::{StreamValues, ValueSummary};
 
 /// Consecutive static ids `sid, sid + 1, …` (`len` of them) executed by `executed`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -144,6 +145,9 @@ pub struct WarpStream {
     shapes: Vec<AccessShape>,
     addresses: Vec<u64>,
     len: u32,
+    /// Value summaries (only when a scheme asked for values).
+    #[serde(default, skip_serializing_if = "StreamValues::is_empty")]
+    values: StreamValues,
 }
 
 impl WarpStream {
@@ -174,6 +178,25 @@ impl WarpStream {
     /// The runs, in order.
     pub fn runs(&self) -> &[Run] {
         &self.runs
+    }
+
+    /// Records the value summaries of the instruction pushed last (one per register unit it
+    /// wrote; see [`crate::exec::value_summary`]).
+    pub fn push_values(&mut self, units: &[ValueSummary]) -> Result<(), &'static str> {
+        let at = self.len.checked_sub(1).ok_or("value summaries before any instruction")?;
+        self.values.push(at, units)
+    }
+
+    /// The value summaries of the instruction at position `pc` (empty when it wrote no register
+    /// or values were not recorded). A binary search: for schemes that model values, not for
+    /// the replay of every instruction.
+    pub fn values_at(&self, pc: u32) -> &[ValueSummary] {
+        self.values.at(pc)
+    }
+
+    /// True when the stream carries value summaries.
+    pub fn has_values(&self) -> bool {
+        !self.values.is_empty()
     }
 
     /// Appends an instruction without a memory access.
@@ -307,7 +330,7 @@ impl WarpStream {
         if pc != u64::from(self.len) || a != self.accesses.len() {
             return Err(alloc::format!("{} instructions recorded for a length of {}", pc, self.len));
         }
-        Ok(())
+        self.values.validate(self.len)
     }
 }
 

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use sim_core::exec::LaunchSetup;
 use sim_core::gpu::GpuConfig;
 use sim_core::timing::error::SourceError;
-use sim_core::timing::stream::exec_source::ExecSource;
+use sim_core::timing::stream::exec_source::{ExecSource, SourceOptions};
 use sim_core::timing::{Program, Report, SchemeSpec, Simulation, TimingError, TimingOptions};
 
 use crate::host_timing::{now_ms, HostTiming};
@@ -163,17 +163,20 @@ pub fn execute(req: &RunRequest, mut progress: impl FnMut(RunProgress)) -> Resul
     let mut launch = req.launch.clone();
     launch.budget = launch.budget.or(Some(BROWSER_BUDGET));
     sim_core::exec::plan::plan(&module, &launch).map_err(|e| RunFailure::new("invalid_launch", e.message))?;
-    let program = Program::decode(&module, gpu);
     let from_timing = |e: TimingError| from_timing(e, &req.ptx);
-    let source = ExecSource::new(&module, &launch, &program).map_err(|e| from_timing(TimingError::Source(e.into())))?;
-    let (source, executor) = TimedSource::new(source, now_ms);
     let options = TimingOptions {
         sample_interval_cycles: SAMPLE_INTERVAL_CYCLES,
         registers_per_thread: req.registers_per_thread,
         ..TimingOptions::default()
     };
+    let program = Program::decode_for(&module, gpu, &options).map_err(|m| from_timing(TimingError::Internal(m)))?;
+    let source_options = SourceOptions { values: Simulation::wants_values(&req.schemes, &options), budget: None };
+    let source = ExecSource::with_options(&module, &launch, &program, source_options)
+        .map_err(|e| from_timing(TimingError::Source(e.into())))?;
+    let (source, executor) = TimedSource::new(source, now_ms);
     let start = now_ms();
-    let mut sim = Simulation::new(program, Box::new(source), gpu, &req.schemes, options).map_err(from_timing)?;
+    let mut sim = Simulation::from_module_source(&module, program, Box::new(source), gpu, &req.schemes, options)
+        .map_err(from_timing)?;
     let mut compute_ms = now_ms() - start;
     loop {
         let chunk = now_ms();

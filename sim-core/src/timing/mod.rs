@@ -251,8 +251,59 @@ impl Simulation {
         runs: Vec<(regfile::ResolvedScheme, Option<program_map::ProgramTransform>)>,
         options: TimingOptions,
     ) -> Result<Simulation, TimingError> {
+        let program =
+            Program::decode_assigned(module, &gpu, options.physical_registers, None).map_err(TimingError::Internal)?;
+        let values = options.values || runs.iter().any(|(r, _)| r.entry.needs_values);
+        let source_options = SourceOptions { values, budget: None };
+        let source = ExecSource::with_options(module, setup, &program, source_options)
+            .map_err(|e| TimingError::Source(e.into()))?;
+        Simulation::with_module(module, program, Box::new(source), gpu, runs, options)
+    }
+
+    /// A simulation of the CTAs from `source` (the functional run of `module`, decoded as
+    /// `program`), once per scheme in `schemes`; schemes that transform code are timed on their
+    /// own programs. For callers that wrap the executor (the app measures its host time); build
+    /// the source with [`Simulation::wants_values`] so schemes that read values get them.
+    pub fn from_module_source<S: IntoSchemeSpec>(
+        module: &Module,
+        program: Program,
+        source: Box<dyn CtaSource>,
+        gpu: &GpuConfig,
+        schemes: &[S],
+        options: TimingOptions,
+    ) -> Result<Simulation, TimingError> {
+        let gpu = simulated_gpu(gpu, &options)?;
+        let runs = resolve(schemes, &gpu, &options)?
+            .into_iter()
+            .map(|r| {
+                let t = r.entry.transform;
+                (r, t)
+            })
+            .collect();
+        Simulation::with_module(module, program, source, gpu, runs, options)
+    }
+
+    /// Whether the executor must record value summaries for `schemes` under `options` (a
+    /// scheme that reads them, or [`TimingOptions::values`]); unknown schemes count as no (the
+    /// simulation reports them).
+    pub fn wants_values<S: IntoSchemeSpec>(schemes: &[S], options: &TimingOptions) -> bool {
+        options.values
+            || schemes
+                .iter()
+                .filter_map(|s| s.to_spec().ok())
+                .filter_map(|s| regfile::by_name(&s.scheme))
+                .any(|e| e.needs_values)
+    }
+
+    fn with_module(
+        module: &Module,
+        program: Program,
+        source: Box<dyn CtaSource>,
+        gpu: GpuConfig,
+        runs: Vec<(regfile::ResolvedScheme, Option<program_map::ProgramTransform>)>,
+        options: TimingOptions,
+    ) -> Result<Simulation, TimingError> {
         let physical = options.physical_registers;
-        let program = Program::decode_assigned(module, &gpu, physical, None).map_err(TimingError::Internal)?;
         let mut own_runs = Vec::new();
         for (r, transform) in runs {
             let own =
@@ -264,10 +315,7 @@ impl Simulation {
                 };
             own_runs.push((r, own));
         }
-        let source_options = SourceOptions { values: options.values, budget: None };
-        let source = ExecSource::with_options(module, setup, &program, source_options)
-            .map_err(|e| TimingError::Source(e.into()))?;
-        Simulation::assemble(program, Box::new(source), gpu, own_runs, options)
+        Simulation::assemble(program, source, gpu, own_runs, options)
     }
 
     fn assemble(

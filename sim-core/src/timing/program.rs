@@ -184,6 +184,16 @@ impl Program {
         Program::decode_inner(module, gpu, &Program::analyse(module, gpu), &RegisterAssignment::default(), false)
     }
 
+    /// Decodes `module` for `gpu` as a simulation under `options` decodes it (physical or
+    /// virtual register banks): for callers that build the CTA source themselves.
+    pub fn decode_for(
+        module: &Module,
+        gpu: &GpuConfig,
+        options: &crate::timing::TimingOptions,
+    ) -> Result<Program, String> {
+        Program::decode_assigned(module, gpu, options.physical_registers, None)
+    }
+
     /// Decodes `module` for `gpu`, banks seeing physical registers (`physical`, else virtual
     /// units) as a scheme's register assignment pass `assign` changes them (`None`: the
     /// allocator's assignment); the message says why the pass failed.

@@ -86,12 +86,13 @@ pub fn measure(name: &'static str, ptx: &str, launch: &str, gpu: &GpuConfig, qui
     let module = sim_core::ptx::compile(ptx).map_err(|d| format!("{name}: {d:?}"))?;
     let setup = LaunchSetup::from_json(launch).map_err(|e| format!("{name}: {e:?}"))?;
     let setup = if quick { super::executor::quick(setup) } else { setup };
-    let program = Program::decode(&module, gpu);
+    let options = TimingOptions::default();
+    let program = Program::decode_for(&module, gpu, &options).map_err(|e| format!("{name}: {e}"))?;
     let inner = ExecSource::new(&module, &setup, &program).map_err(|e| format!("{name}: {e}"))?;
     let (source, spent) = TimedSource::new(inner, wall_ms);
     let source = Box::new(source);
     let watch = Stopwatch::start();
-    let mut sim = Simulation::new(program, source, gpu, &["baseline"], TimingOptions::default())
+    let mut sim = Simulation::from_module_source(&module, program, source, gpu, &["baseline"], options)
         .map_err(|e| format!("{name}: {e}"))?;
     let reports = sim.run_to_end().map_err(|e| format!("{name}: {e}"))?;
     let total = watch.elapsed();

@@ -39,6 +39,9 @@ pub struct SchemeEntry {
     pub make: MakeScheme,
     /// The scheme's IR → IR pass, if it times its own program (`None`: the original).
     pub transform: Option<ProgramTransform>,
+    /// The scheme reads the executor's value summaries (uniform values, significant bits:
+    /// [`crate::timing::WarpStream::values_at`]); runs whose schemes all say no record none.
+    pub needs_values: bool,
 }
 
 /// The schemes, in the order the app lists them.
@@ -51,6 +54,7 @@ pub const SCHEMES: &[SchemeEntry] = &[
         notes: baseline::NOTES,
         make: |c, cfg| Ok(Box::new(BankedRegisterFile::new(c, &BankedConfig::from_config("baseline", cfg)?))),
         transform: None,
+        needs_values: false,
     },
     SchemeEntry {
         name: "no-bank-conflicts",
@@ -60,6 +64,7 @@ pub const SCHEMES: &[SchemeEntry] = &[
         notes: no_bank_conflicts::NOTES,
         make: |c, cfg| Ok(Box::new(ConflictFreeRegisterFile::new(c, cfg)?)),
         transform: None,
+        needs_values: false,
     },
     SchemeEntry {
         name: "2x-registers",
@@ -69,6 +74,7 @@ pub const SCHEMES: &[SchemeEntry] = &[
         notes: double_registers::NOTES,
         make: |c, cfg| Ok(Box::new(DoubleRegisterFile::new(c, cfg)?)),
         transform: None,
+        needs_values: false,
     },
 ];
 

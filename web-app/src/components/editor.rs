@@ -5,6 +5,10 @@
 //! scrolling box, so they scroll together without syncing. Long texts render only the window of
 //! lines on screen.
 //!
+//! The textarea is the source of truth while typing: its value is never written back on a render
+//! (a 10 MB text would be read out of the DOM and compared on every keystroke); it is set only
+//! when the text changes from elsewhere (an example load, a restore), which keeps its undo history.
+//!
 //! ```text
 //! ┌──────┬──────────────┬──────────────────────────────────────┐
 //! │  12  │  9 ▇▇▇▁  U   │ @%p1 bra $L__BB0_2;                  │  <pre> overlay (colours)
@@ -77,6 +81,20 @@ pub fn editor(props: &EditorProps) -> Html {
         })
     };
     let by_line = use_memo(props.analysis.clone(), |a| group_by_line(&a.diagnostics));
+    // The text the textarea holds (what it last reported, or what it was last given).
+    let shown = use_mut_ref(|| None::<AttrValue>);
+    {
+        let (textarea, shown) = (textarea.clone(), shown.clone());
+        use_effect_with(props.source.clone(), move |source| {
+            let mut shown = shown.borrow_mut();
+            if shown.as_ref() != Some(source) {
+                if let Some(area) = textarea.cast::<HtmlTextAreaElement>() {
+                    area.set_value(source);
+                }
+                *shown = Some(source.clone());
+            }
+        });
+    }
 
     {
         let (textarea, scroller, metrics, source) =
@@ -98,9 +116,11 @@ pub fn editor(props: &EditorProps) -> Html {
             }
         })
     };
-    let oninput = props.on_edit.reform(|e: InputEvent| {
+    let oninput = props.on_edit.reform(move |e: InputEvent| {
         let area: HtmlTextAreaElement = e.target_unchecked_into();
-        AttrValue::from(area.value())
+        let text = AttrValue::from(area.value());
+        *shown.borrow_mut() = Some(text.clone());
+        text
     });
 
     let offset = format!("transform: translateY({}px)", first * LINE_PX);
@@ -133,7 +153,6 @@ pub fn editor(props: &EditorProps) -> Html {
                         id="ptx-source"
                         ref={textarea}
                         class="source"
-                        value={props.source.clone()}
                         oninput={oninput}
                         spellcheck="false"
                         autocomplete="off"

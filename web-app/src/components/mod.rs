@@ -17,6 +17,7 @@ pub mod pressure;
 pub mod results;
 pub mod run_panel;
 pub mod run_results;
+pub mod storage_notice;
 
 pub use chart::Chart;
 pub use editor::Editor;

@@ -4,6 +4,7 @@
 pub mod chart;
 pub mod charts;
 pub mod editor;
+pub mod editor_window;
 pub mod examples_picker;
 pub mod header;
 pub mod kernel_picker;

@@ -132,9 +132,10 @@ fn use_deferred_analysis(state: &AppContext) {
     let timer: Rc<RefCell<Option<Timeout>>> = use_mut_ref(|| None);
     let dispatcher = state.dispatcher();
     let delay = if state.source.len() > SYNC_SAVE_LIMIT { HUGE_ANALYSIS_DELAY_MS } else { ANALYSIS_DELAY_MS };
-    use_effect_with((state.revision, state.analysis_pending()), move |&(revision, pending)| {
+    let automatic = state.analysis_pending() && !state.analysis_on_request();
+    use_effect_with((state.revision, automatic), move |&(revision, automatic)| {
         *timer.borrow_mut() =
-            pending.then(|| Timeout::new(delay, move || dispatcher.dispatch(Action::Analyze(revision))));
+            automatic.then(|| Timeout::new(delay, move || dispatcher.dispatch(Action::Analyze(revision))));
     });
 }
 
@@ -200,7 +201,7 @@ fn workspace() -> Html {
                         kernel={state.kernel.clone()}
                         kernel_stale={kernel_stale}
                     />
-                    { editor_status(&state) }
+                    { editor_status(&state, &dispatch) }
                 </section>
                 <Results
                     analysis={state.analysis.clone()}
@@ -257,8 +258,21 @@ fn editor_bar(state: &AppState, dispatch: &Callback<Action>) -> Html {
     }
 }
 
-/// Below the editor: a one-line summary of the problems, also the textarea's description.
-fn editor_status(state: &AppState) -> Html {
+/// Below the editor: a one-line summary of the problems, also the textarea's description; for a
+/// text too large to check as it is typed, a button that checks it.
+fn editor_status(state: &AppState, dispatch: &Callback<Action>) -> Html {
+    if state.analysis_on_request() {
+        let revision = state.revision;
+        let onclick = dispatch.reform(move |_: MouseEvent| Action::Analyze(revision));
+        let size = format!("{:.1} MB", state.source.len() as f64 / 1e6);
+        let limit = crate::state::AUTO_ANALYSIS_LIMIT / (1024 * 1024);
+        return html! {
+            <div id="editor-status" class="editor-status on-request" aria-live="polite">
+                { format!("Not checked as you type: the text is {size}, over {limit} MB (checking holds the page for a moment). ") }
+                <button type="button" id="check-now" onclick={onclick}>{ "Check now" }</button>
+            </div>
+        };
+    }
     let diags = &state.analysis.diagnostics;
     let text = match diags.first() {
         _ if state.analysis_pending() => "Checking…".to_owned(),

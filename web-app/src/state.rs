@@ -28,6 +28,10 @@ use crate::settings::{GpuField, LaunchField, Settings};
 /// (`Action::Analyze`, scheduled by the app).
 pub const SYNC_ANALYSIS_LIMIT: usize = 96 * 1024;
 
+/// Texts larger than this are not analysed after a pause in typing (in a 10 MB module the front end
+/// alone holds the page for about half a second); the page offers to check them on request.
+pub const AUTO_ANALYSIS_LIMIT: usize = 2 * 1024 * 1024;
+
 /// The whole state of the page.
 #[derive(Clone, Debug)]
 pub struct AppState {
@@ -194,6 +198,11 @@ impl AppState {
     /// True while `analysis` lags behind `source`.
     pub fn analysis_pending(&self) -> bool {
         self.analysis.revision != self.revision
+    }
+
+    /// True while the analysis lags behind a text too large to analyse without being asked.
+    pub fn analysis_on_request(&self) -> bool {
+        self.analysis_pending() && self.source.len() > AUTO_ANALYSIS_LIMIT
     }
 
     /// True while the kernel view belongs to an older version of the text.

@@ -24,7 +24,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{ClipboardEvent, Element, HtmlTextAreaElement};
 use yew::prelude::*;
 
-use super::editor_window::{self as win, Held};
+use super::editor_window::{self as win, Held, TextKey};
 use super::listing::{self, annotation_rows};
 use crate::highlight::{self, LineMetrics};
 use crate::model::kernel::{KernelStatus, KernelView};
@@ -43,7 +43,7 @@ const INITIAL_VIEWPORT: usize = 80;
 const LARGE_PASTE_BYTES: usize = 64 * 1024;
 
 /// What the editor shows and reports.
-#[derive(Properties, PartialEq)]
+#[derive(Properties)]
 pub struct EditorProps {
     /// The text.
     pub source: AttrValue,
@@ -63,6 +63,16 @@ pub struct EditorProps {
     /// True while the kernel's analyses belong to an older version of the text.
     #[prop_or_default]
     pub kernel_stale: bool,
+}
+
+impl PartialEq for EditorProps {
+    fn eq(&self, other: &Self) -> bool {
+        win::same_text(&self.source, &other.source)
+            && Rc::ptr_eq(&self.analysis, &other.analysis)
+            && (self.stale, self.reveal, self.kernel_stale) == (other.stale, other.reveal, other.kernel_stale)
+            && self.on_edit == other.on_edit
+            && Rc::ptr_eq(&self.kernel, &other.kernel)
+    }
 }
 
 /// A request from an event, carried out after the next render.
@@ -90,7 +100,7 @@ pub fn editor(props: &EditorProps) -> Html {
     let viewport = use_state_eq(|| (0, INITIAL_VIEWPORT));
     let area = use_mut_ref(Area::default);
     let force = use_force_update();
-    let metrics = use_memo(props.source.clone(), |src| LineMetrics::new(src));
+    let metrics = use_memo(TextKey(props.source.clone()), |src| LineMetrics::new(&src.0));
     let line_count = metrics.line_count();
     let (first, last) = if line_count <= FULL_RENDER_LINES {
         (0, line_count)
@@ -99,15 +109,16 @@ pub fn editor(props: &EditorProps) -> Html {
     };
     let markup = {
         let metrics = metrics.clone();
-        use_memo((props.source.clone(), first, last), move |(src, first, last)| {
-            AttrValue::from(highlight::window_markup(src, &metrics, *first, *last))
+        use_memo((TextKey(props.source.clone()), first, last), move |(src, first, last)| {
+            AttrValue::from(highlight::window_markup(&src.0, &metrics, *first, *last))
         })
     };
     let by_line = use_memo(props.analysis.clone(), |a| group_by_line(&a.diagnostics));
     let target = target_window(&area.borrow(), &props.source, &metrics, *viewport);
     {
         let (textarea, scroller, area, target) = (textarea.clone(), scroller.clone(), area.clone(), target.clone());
-        use_effect(move || apply_window(&textarea, &scroller, &area, target));
+        let metrics = metrics.clone();
+        use_effect(move || apply_window(&textarea, &scroller, &area, target, &metrics));
     }
     {
         let (area, force, source, metrics) = (area.clone(), force.clone(), props.source.clone(), metrics.clone());
@@ -205,7 +216,7 @@ fn target_window(area: &Area, text: &AttrValue, metrics: &LineMetrics, (top, hei
 
 /// Puts `target` in the textarea if it holds something else (keeping the selection's place in the
 /// full text when only the window moved), and carries out a pending request.
-fn apply_window(textarea: &NodeRef, scroller: &NodeRef, area: &RefCell<Area>, target: Held) {
+fn apply_window(textarea: &NodeRef, scroller: &NodeRef, area: &RefCell<Area>, target: Held, metrics: &LineMetrics) {
     let Some(el) = textarea.cast::<HtmlTextAreaElement>() else { return };
     let mut area = area.borrow_mut();
     let request = area.pending.take();
@@ -216,7 +227,7 @@ fn apply_window(textarea: &NodeRef, scroller: &NodeRef, area: &RefCell<Area>, ta
     let selection = match request {
         Some(Pending::Select(from, to)) => Some((from, to)),
         Some(Pending::SelectAll) => Some((0, target.text.len())),
-        None => area.held.as_ref().filter(|h| h.text == target.text && has_focus(&el)).map(|h| {
+        None => area.held.as_ref().filter(|h| win::same_text(&h.text, &target.text) && has_focus(&el)).map(|h| {
             let (s, e) = (el.selection_start().ok().flatten(), el.selection_end().ok().flatten());
             win::selection_of(h, s.unwrap_or(0), e.unwrap_or(0))
         }),
@@ -230,8 +241,7 @@ fn apply_window(textarea: &NodeRef, scroller: &NodeRef, area: &RefCell<Area>, ta
     }
     if let Some(Pending::Select(at, _)) = request {
         let _ = el.focus();
-        let line = LineMetrics::new(target.text.get(..at).unwrap_or("")).line_count() - 1;
-        scroll_to_line(scroller, line);
+        scroll_to_line(scroller, win::lines_of(metrics, at, at).0);
     }
     area.held = Some(target);
 }

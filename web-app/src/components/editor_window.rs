@@ -27,9 +27,25 @@ pub const CHUNK: usize = 100;
 /// A held window with more lines than this (after typing or pasting into it) is re-cut.
 pub const MAX_HELD_LINES: usize = 1_000;
 
+/// True if `a` and `b` are the same text; the same shared string is recognised without reading it
+/// (a 10 MB text is compared many times per keystroke otherwise).
+pub fn same_text(a: &AttrValue, b: &AttrValue) -> bool {
+    std::ptr::eq(a.as_str(), b.as_str()) || a == b
+}
+
+/// A text as a hook dependency: compared with [`same_text`].
+#[derive(Clone, Debug)]
+pub struct TextKey(pub AttrValue);
+
+impl PartialEq for TextKey {
+    fn eq(&self, other: &Self) -> bool {
+        same_text(&self.0, &other.0)
+    }
+}
+
 /// What the textarea holds: bytes `[start, end)` of `text`, whole lines, without the last line's
 /// break (so the textarea shows no extra empty line).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Held {
     /// The full text the window is cut from.
     pub text: AttrValue,
@@ -39,6 +55,13 @@ pub struct Held {
     pub end: usize,
     /// True if the user asked for the whole text (select all): kept until the text changes.
     pub whole_by_request: bool,
+}
+
+impl PartialEq for Held {
+    fn eq(&self, other: &Self) -> bool {
+        (self.start, self.end, self.whole_by_request) == (other.start, other.end, other.whole_by_request)
+            && same_text(&self.text, &other.text)
+    }
 }
 
 impl Held {
@@ -91,7 +114,7 @@ pub fn window_for(text: &AttrValue, metrics: &LineMetrics, top: usize, height: u
 
 /// Whether `held` can stay in the textarea for `text` with lines `[top, top + height)` on screen.
 pub fn keeps(held: &Held, text: &AttrValue, metrics: &LineMetrics, top: usize, height: usize) -> bool {
-    if held.text != *text {
+    if !same_text(&held.text, text) {
         return false;
     }
     let count = metrics.line_count();

@@ -278,6 +278,44 @@ test('the editor stays responsive with 1 MB and 10 MB texts (figures reported)',
   writeFileSync(join(artifactsDir, 'editor-latency.json'), JSON.stringify(figures, null, 2) + '\n');
 });
 
+test('a long text is edited through a window of lines; Ctrl+End and Ctrl+A work on the whole text', async () => {
+  const text = corpusLike(200_000);
+  const lines = text.split('\n').length;
+  const { page, problems, close } = await openPage();
+  const saved = (expected) =>
+    page.waitForFunction((want) => localStorage.getItem('reglab.v1.source') === want, expected, { timeout: 10_000 });
+  try {
+    await pasteText(page, text);
+    await page.locator('.gutter .ln', { hasText: /^1$/ }).waitFor();
+    // The textarea holds a window of whole lines, not the 200 kB.
+    const held = await editor(page).evaluate((a) => ({ length: a.value.length, windowed: a.classList.contains('windowed') }));
+    assert.ok(held.windowed && held.length < text.length / 4, JSON.stringify(held));
+    // Typing in the middle (the window moves there with the scroll) changes the whole text there.
+    const line = Math.floor(lines / 2);
+    await typeAtLine(page, line, 'AB');
+    const at = text.split('\n', line).join('\n').length + 1;
+    let expected = `${text.slice(0, at)}AB${text.slice(at)}`;
+    await saved(expected);
+    // Ctrl+End goes to the end of the whole text, not of the window.
+    await editor(page).press('Control+End');
+    await page.keyboard.type('//end');
+    expected += '//end';
+    await saved(expected);
+    // (The last line may carry a diagnostic marker: the cut text ends inside a kernel.)
+    await page.locator('.gutter .ln', { hasText: new RegExp(`${lines}$`) }).waitFor();
+    // Ctrl+A selects the whole text (what a copy takes); typing replaces all of it.
+    await editor(page).press('Control+a');
+    const all = await editor(page).evaluate((a) => [a.value.length, a.selectionStart, a.selectionEnd]);
+    assert.deepEqual(all, [expected.length, 0, expected.length]);
+    await page.keyboard.type('x');
+    await saved('x');
+    assert.equal(await editor(page).inputValue(), 'x');
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});
+
 // ---- Item 6: nothing typed is lost ----
 
 test('a full local storage is said, and the text can be downloaded', async () => {

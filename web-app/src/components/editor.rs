@@ -5,9 +5,12 @@
 //! scrolling box, so they scroll together without syncing. Long texts render only the window of
 //! lines on screen.
 //!
-//! The textarea is the source of truth while typing: its value is never written back on a render
-//! (a 10 MB text would be read out of the DOM and compared on every keystroke); it is set only
-//! when the text changes from elsewhere (an example load, a restore), which keeps its undo history.
+//! The textarea's value is never written back on a render (a 10 MB text would be read out of the
+//! DOM and compared on every keystroke); it is set only when what it should hold changes. A text of
+//! up to 2,000 lines is held whole; a longer one by a window of whole lines around the viewport
+//! (`editor_window.rs`: a browser lays out a textarea's whole value on every keystroke), named by
+//! the textarea's `data-held-first` (its first line, 0-based) and class `windowed`. Moving the
+//! window (scrolling, an outside change) resets the textarea's own undo history.
 //!
 //! ```text
 //! ┌──────┬──────────────┬──────────────────────────────────────┐
@@ -116,9 +119,9 @@ pub fn editor(props: &EditorProps) -> Html {
     let by_line = use_memo(props.analysis.clone(), |a| group_by_line(&a.diagnostics));
     let target = target_window(&area.borrow(), &props.source, &metrics, *viewport);
     {
-        let (textarea, scroller, area, target) = (textarea.clone(), scroller.clone(), area.clone(), target.clone());
-        let metrics = metrics.clone();
-        use_effect(move || apply_window(&textarea, &scroller, &area, target, &metrics));
+        let view = View { textarea: textarea.clone(), scroller: scroller.clone(), viewport: viewport.clone() };
+        let (area, target, metrics) = (area.clone(), target.clone(), metrics.clone());
+        use_effect(move || apply_window(&view, &area, target, &metrics));
     }
     {
         let (area, force, source, metrics) = (area.clone(), force.clone(), props.source.clone(), metrics.clone());
@@ -133,10 +136,8 @@ pub fn editor(props: &EditorProps) -> Html {
     let onscroll = {
         let (scroller, viewport) = (scroller.clone(), viewport.clone());
         Callback::from(move |_: Event| {
-            if let Some(el) = scroller.cast::<Element>() {
-                let top = usize::try_from(el.scroll_top()).unwrap_or(0) / LINE_PX;
-                let height = usize::try_from(el.client_height()).unwrap_or(0) / LINE_PX + 1;
-                viewport.set((top, height));
+            if let Some(v) = viewport_of(&scroller) {
+                viewport.set(v);
             }
         })
     };
@@ -216,8 +217,8 @@ fn target_window(area: &Area, text: &AttrValue, metrics: &LineMetrics, (top, hei
 
 /// Puts `target` in the textarea if it holds something else (keeping the selection's place in the
 /// full text when only the window moved), and carries out a pending request.
-fn apply_window(textarea: &NodeRef, scroller: &NodeRef, area: &RefCell<Area>, target: Held, metrics: &LineMetrics) {
-    let Some(el) = textarea.cast::<HtmlTextAreaElement>() else { return };
+fn apply_window(view: &View, area: &RefCell<Area>, target: Held, metrics: &LineMetrics) {
+    let Some(el) = view.textarea.cast::<HtmlTextAreaElement>() else { return };
     let mut area = area.borrow_mut();
     let request = area.pending.take();
     let same = area.held.as_ref() == Some(&target);
@@ -235,15 +236,40 @@ fn apply_window(textarea: &NodeRef, scroller: &NodeRef, area: &RefCell<Area>, ta
     if !same {
         el.set_value(target.window());
     }
-    if let Some((from, to)) = selection {
-        let (s, e) = win::selection_in(&target, from, to);
-        let _ = el.set_selection_range(s, e);
+    match selection {
+        // The caret scrolled away with the old window: typing must not land somewhere else.
+        Some((from, to)) if request.is_none() && (from < target.start || to > target.end) => {
+            let _ = el.blur();
+        }
+        Some((from, to)) => {
+            let (s, e) = win::selection_in(&target, from, to);
+            let _ = el.set_selection_range(s, e);
+        }
+        None => {}
     }
     if let Some(Pending::Select(at, _)) = request {
         let _ = el.focus();
-        scroll_to_line(scroller, win::lines_of(metrics, at, at).0);
+        scroll_to_line(&view.scroller, win::lines_of(metrics, at, at).0);
+        // The scroll event comes later: the next keystroke must already see this viewport.
+        if let Some(v) = viewport_of(&view.scroller) {
+            view.viewport.set(v);
+        }
     }
     area.held = Some(target);
+}
+
+/// The first line on screen and how many lines fit.
+fn viewport_of(scroller: &NodeRef) -> Option<(usize, usize)> {
+    let el = scroller.cast::<Element>()?;
+    let top = usize::try_from(el.scroll_top()).unwrap_or(0) / LINE_PX;
+    Some((top, usize::try_from(el.client_height()).unwrap_or(0) / LINE_PX + 1))
+}
+
+/// The editor's nodes and view state that [`apply_window`] works on.
+struct View {
+    textarea: NodeRef,
+    scroller: NodeRef,
+    viewport: UseStateHandle<(usize, usize)>,
 }
 
 fn has_focus(el: &HtmlTextAreaElement) -> bool {

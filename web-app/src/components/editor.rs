@@ -101,8 +101,6 @@ pub fn editor(props: &EditorProps) -> Html {
     let textarea = use_node_ref();
     // View state only: the first line on screen and how many fit.
     let viewport = use_state_eq(|| (0, INITIAL_VIEWPORT));
-    let area = use_mut_ref(Area::default);
-    let force = use_force_update();
     let metrics = use_memo(TextKey(props.source.clone()), |src| LineMetrics::new(&src.0));
     let line_count = metrics.line_count();
     let (first, last) = if line_count <= FULL_RENDER_LINES {
@@ -117,22 +115,6 @@ pub fn editor(props: &EditorProps) -> Html {
         })
     };
     let by_line = use_memo(props.analysis.clone(), |a| group_by_line(&a.diagnostics));
-    let target = target_window(&area.borrow(), &props.source, &metrics, *viewport);
-    {
-        let view = View { textarea: textarea.clone(), scroller: scroller.clone(), viewport: viewport.clone() };
-        let (area, target, metrics) = (area.clone(), target.clone(), metrics.clone());
-        use_effect(move || apply_window(&view, &area, target, &metrics));
-    }
-    {
-        let (area, force, source, metrics) = (area.clone(), force.clone(), props.source.clone(), metrics.clone());
-        use_effect_with(props.reveal, move |reveal| {
-            if let Some(reveal) = reveal {
-                let at = metrics.line_start((reveal.line as usize).saturating_sub(1), source.len());
-                area.borrow_mut().pending = Some(Pending::Select(at, at));
-                force.force_update();
-            }
-        });
-    }
     let onscroll = {
         let (scroller, viewport) = (scroller.clone(), viewport.clone());
         Callback::from(move |_: Event| {
@@ -141,7 +123,8 @@ pub fn editor(props: &EditorProps) -> Html {
             }
         })
     };
-    let handlers = area_handlers(&area, &force, &props.on_edit);
+    let view = View { textarea: textarea.clone(), scroller: scroller.clone(), viewport: viewport.clone() };
+    let (target, handlers) = use_textarea(view, props, metrics.clone());
     let (held_first, held_last) = win::lines_of(&metrics, target.start, target.end);
     let area_style = (!target.is_whole()).then(|| {
         format!(
@@ -196,6 +179,31 @@ pub fn editor(props: &EditorProps) -> Html {
             </div>
         </div>
     }
+}
+
+/// What the textarea holds now and its handlers; puts it there after each render and carries out
+/// "show line" requests.
+#[hook]
+fn use_textarea(view: View, props: &EditorProps, metrics: Rc<LineMetrics>) -> (Held, AreaHandlers) {
+    let area = use_mut_ref(Area::default);
+    let force = use_force_update();
+    let target = target_window(&area.borrow(), &props.source, &metrics, *view.viewport);
+    {
+        let (area, target, metrics) = (area.clone(), target.clone(), metrics.clone());
+        use_effect(move || apply_window(&view, &area, target, &metrics));
+    }
+    {
+        let (area, force, source) = (area.clone(), force.clone(), props.source.clone());
+        use_effect_with(props.reveal, move |reveal| {
+            if let Some(reveal) = reveal {
+                let at = metrics.line_start((reveal.line as usize).saturating_sub(1), source.len());
+                area.borrow_mut().pending = Some(Pending::Select(at, at));
+                force.force_update();
+            }
+        });
+    }
+    let handlers = area_handlers(&area, &force, &props.on_edit);
+    (target, handlers)
 }
 
 /// What the textarea should hold now: the whole text if asked, a window around a requested caret,

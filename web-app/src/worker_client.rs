@@ -35,7 +35,7 @@ pub fn crashed_message(browser_said: &str) -> String {
     let said = browser_said.trim();
     let said = if said.is_empty() { "no details" } else { said };
     format!(
-        "The simulation stopped unexpectedly: the browser ended its worker, most often because it ran out of \
+        "The simulation stopped unexpectedly: its worker crashed, most often because it ran out of \
          memory. Try a smaller grid, fewer schemes or a lower instruction budget. The page still works, and \
          the next run starts a fresh worker. (The browser said: {said}.)"
     )

@@ -42,7 +42,7 @@ else
 fi
 
 say "figures measured by the tests (reported, never asserted)"
-for f in target/tmp/figures/*.txt target/e2e/bench-*.json; do
+for f in target/tmp/figures/*.txt target/e2e/bench-*.json target/e2e/editor-latency.json; do
   if [ -f "$f" ]; then echo "$f:"; cat "$f"; echo; fi
 done
 

@@ -15,12 +15,13 @@ use gloo::timers::callback::Timeout;
 use yew::prelude::*;
 
 use crate::components::occupancy_inputs::InputCallbacks;
+use crate::components::storage_notice::{storage_status, unreadable_notice};
 use crate::components::{Editor, ExamplesPicker, Header, KernelPicker, LabArea, OccupancyPanel, Results};
 use crate::examples::{self, EXAMPLES};
 use crate::model::occupancy::preset_choices;
 use crate::settings::Settings;
 use crate::state::{Action, AppContext, AppState, StorageStatus};
-use crate::storage;
+use crate::storage::{self, Restored, SaveError};
 
 /// Texts up to this size are saved on every edit; larger ones after a pause in typing.
 const SYNC_SAVE_LIMIT: usize = 256 * 1024;
@@ -48,15 +49,20 @@ pub fn app() -> Html {
     }
 }
 
-/// The saved text if there is one, else the default example; the saved settings if any.
+/// The saved text if there is one, else the default example (with a notice if the saved text
+/// could not be trusted); the saved settings if any.
 fn initial_state() -> AppState {
     let lab = crate::lab::LabState::restored(storage::load_launch().as_deref());
     let state = match storage::load_source() {
-        Some(text) => {
+        Restored::Text(text) => {
             let example = EXAMPLES.iter().find(|e| e.source == text).map(|e| e.id);
             AppState::new(text, example, StorageStatus::Restored)
         }
-        None => AppState::with_default_example(),
+        Restored::Unreadable { text, why } => AppState::with_default_example().with_unreadable(text, why),
+        Restored::Nothing if cfg!(target_arch = "wasm32") && !storage::available() => {
+            AppState { storage: StorageStatus::Unavailable, ..AppState::with_default_example() }
+        }
+        Restored::Nothing => AppState::with_default_example(),
     };
     let state = match storage::load_settings() {
         Some(text) => state.with_settings(Settings::from_text(&text)),
@@ -112,7 +118,11 @@ fn use_persistence(state: &AppContext) {
 }
 
 fn save(text: &str, dispatcher: &yew::UseReducerDispatcher<AppState>) {
-    let status = if storage::save_source(text) { StorageStatus::Saved } else { StorageStatus::Unavailable };
+    let status = match storage::save_source(text) {
+        Ok(()) => StorageStatus::Saved,
+        Err(SaveError::Full) => StorageStatus::Full,
+        Err(SaveError::Unavailable) => StorageStatus::Unavailable,
+    };
     dispatcher.dispatch(Action::Storage(status));
 }
 
@@ -122,9 +132,10 @@ fn use_deferred_analysis(state: &AppContext) {
     let timer: Rc<RefCell<Option<Timeout>>> = use_mut_ref(|| None);
     let dispatcher = state.dispatcher();
     let delay = if state.source.len() > SYNC_SAVE_LIMIT { HUGE_ANALYSIS_DELAY_MS } else { ANALYSIS_DELAY_MS };
-    use_effect_with((state.revision, state.analysis_pending()), move |&(revision, pending)| {
+    let automatic = state.analysis_pending() && !state.analysis_on_request();
+    use_effect_with((state.revision, automatic), move |&(revision, automatic)| {
         *timer.borrow_mut() =
-            pending.then(|| Timeout::new(delay, move || dispatcher.dispatch(Action::Analyze(revision))));
+            automatic.then(|| Timeout::new(delay, move || dispatcher.dispatch(Action::Analyze(revision))));
     });
 }
 
@@ -190,7 +201,7 @@ fn workspace() -> Html {
                         kernel={state.kernel.clone()}
                         kernel_stale={kernel_stale}
                     />
-                    { editor_status(&state) }
+                    { editor_status(&state, &dispatch) }
                 </section>
                 <Results
                     analysis={state.analysis.clone()}
@@ -231,27 +242,37 @@ fn editor_bar(state: &AppState, dispatch: &Callback<Action>) -> Html {
         let onclick = dispatch.reform(|_: MouseEvent| Action::RestoreReplaced);
         html! { <button type="button" class="restore" onclick={onclick}>{ "Restore previous text" }</button> }
     });
-    let storage = match state.storage {
-        StorageStatus::Fresh => "",
-        StorageStatus::Restored => "Restored from this browser",
-        StorageStatus::Saved => "Saved in this browser",
-        StorageStatus::Unavailable => "Not saved: this browser's local storage is unavailable",
-    };
     html! {
-        <div class="editor-bar">
-            <div class="doc-name">
-                { name }
-                if state.modified { <span class="doc-modified" title="Edited since it was loaded">{ "edited" }</span> }
+        <>
+            <div class="editor-bar">
+                <div class="doc-name">
+                    { name }
+                    if state.modified { <span class="doc-modified" title="Edited since it was loaded">{ "edited" }</span> }
+                </div>
+                { download }
+                { restore }
+                { storage_status(state) }
             </div>
-            { download }
-            { restore }
-            <span id="storage-status" class={classes!("storage", (state.storage == StorageStatus::Unavailable).then_some("warn"))}>{ storage }</span>
-        </div>
+            { unreadable_notice(state, dispatch) }
+        </>
     }
 }
 
-/// Below the editor: a one-line summary of the problems, also the textarea's description.
-fn editor_status(state: &AppState) -> Html {
+/// Below the editor: a one-line summary of the problems, also the textarea's description; for a
+/// text too large to check as it is typed, a button that checks it.
+fn editor_status(state: &AppState, dispatch: &Callback<Action>) -> Html {
+    if state.analysis_on_request() {
+        let revision = state.revision;
+        let onclick = dispatch.reform(move |_: MouseEvent| Action::Analyze(revision));
+        let size = format!("{:.1} MB", state.source.len() as f64 / 1e6);
+        let limit = crate::state::AUTO_ANALYSIS_LIMIT / (1024 * 1024);
+        return html! {
+            <div id="editor-status" class="editor-status on-request" aria-live="polite">
+                { format!("Not checked as you type: the text is {size}, over {limit} MB (checking holds the page for a moment). ") }
+                <button type="button" id="check-now" onclick={onclick}>{ "Check now" }</button>
+            </div>
+        };
+    }
     let diags = &state.analysis.diagnostics;
     let text = match diags.first() {
         _ if state.analysis_pending() => "Checking…".to_owned(),

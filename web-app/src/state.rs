@@ -28,6 +28,10 @@ use crate::settings::{GpuField, LaunchField, Settings};
 /// (`Action::Analyze`, scheduled by the app).
 pub const SYNC_ANALYSIS_LIMIT: usize = 96 * 1024;
 
+/// Texts larger than this are not analysed after a pause in typing (in a 10 MB module the front end
+/// alone holds the page for about half a second); the page offers to check them on request.
+pub const AUTO_ANALYSIS_LIMIT: usize = 2 * 1024 * 1024;
+
 /// The whole state of the page.
 #[derive(Clone, Debug)]
 pub struct AppState {
@@ -47,6 +51,8 @@ pub struct AppState {
     pub reveal: Option<Reveal>,
     /// Whether the text is kept in local storage.
     pub storage: StorageStatus,
+    /// A saved text that could not be trusted on load: offered as a download, never loaded.
+    pub unreadable: Option<Unreadable>,
     /// Selected kernel, GPU and launch (kept in local storage too).
     pub settings: Settings,
     /// The analyses of the selected kernel: of `analysis`, or of the last version that compiled.
@@ -66,6 +72,15 @@ pub struct Reveal {
     pub line: u32,
 }
 
+/// A saved text that could not be trusted (see `storage::Restored::Unreadable`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unreadable {
+    /// What local storage held.
+    pub text: AttrValue,
+    /// Why it was not loaded, in plain words.
+    pub why: &'static str,
+}
+
 /// What happened to the editor text and local storage.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StorageStatus {
@@ -75,8 +90,10 @@ pub enum StorageStatus {
     Restored,
     /// The latest text is saved.
     Saved,
-    /// Local storage cannot be used (private mode, sandboxed iframe, quota); the page still works.
+    /// Local storage cannot be used (private mode, sandboxed iframe); the page still works.
     Unavailable,
+    /// Local storage refused the latest text: its quota is full; the page still works.
+    Full,
 }
 
 /// Everything that can change the state.
@@ -97,6 +114,8 @@ pub enum Action {
     RevealLine(u32),
     /// The result of the latest attempt to save the text.
     Storage(StorageStatus),
+    /// Hide the notice about an unreadable saved text (and forget that text).
+    DismissUnreadable,
     /// Show this kernel (by name) in the listing and the occupancy panel.
     SelectKernel(String),
     /// Use this GPU preset (its edits are dropped).
@@ -126,6 +145,7 @@ impl AppState {
             replaced: None,
             reveal: None,
             storage,
+            unreadable: None,
             settings: Settings::default(),
             kernel: Rc::default(),
             occupancy: Rc::new(occupancy_view(&KernelView::default(), &Default::default(), &Default::default())),
@@ -147,6 +167,11 @@ impl AppState {
     pub fn with_default_example() -> Self {
         let example = examples::default_example();
         AppState::new(example.map_or("", |e| e.source), example.map(|e| e.id), StorageStatus::Fresh)
+    }
+
+    /// The same state with a notice about the unreadable saved `text`.
+    pub fn with_unreadable(self, text: impl Into<AttrValue>, why: &'static str) -> Self {
+        AppState { unreadable: Some(Unreadable { text: text.into(), why }), ..self }
     }
 
     /// The state with `lab` as its lab part (a launch restored from storage).
@@ -173,6 +198,11 @@ impl AppState {
     /// True while `analysis` lags behind `source`.
     pub fn analysis_pending(&self) -> bool {
         self.analysis.revision != self.revision
+    }
+
+    /// True while the analysis lags behind a text too large to analyse without being asked.
+    pub fn analysis_on_request(&self) -> bool {
+        self.analysis_pending() && self.source.len() > AUTO_ANALYSIS_LIMIT
     }
 
     /// True while the kernel view belongs to an older version of the text.
@@ -294,6 +324,8 @@ impl Reducible for AppState {
             }
             Action::Storage(status) if status == self.storage => self,
             Action::Storage(status) => Rc::new(AppState { storage: status, ..(*self).clone() }),
+            Action::DismissUnreadable if self.unreadable.is_none() => self,
+            Action::DismissUnreadable => Rc::new(AppState { unreadable: None, ..(*self).clone() }),
             Action::SelectKernel(name) => {
                 let changed = self.settings_action(|s| s.kernel = Some(name.clone()));
                 let lab = &changed.lab;
@@ -346,6 +378,7 @@ impl PartialEq for AppState {
             && self.replaced == other.replaced
             && self.reveal == other.reveal
             && self.storage == other.storage
+            && self.unreadable == other.unreadable
             && self.settings == other.settings
             && Rc::ptr_eq(&self.kernel, &other.kernel)
             && Rc::ptr_eq(&self.occupancy, &other.occupancy)

@@ -19,6 +19,10 @@ fn main() {
     };
     let onmessage = Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| {
         let text = event.data().as_string().unwrap_or_default();
+        if text == web_app::worker_client::TEST_TRAP_REQUEST {
+            // The browser tests' failing worker (worker_client.rs): trap as a worker out of memory does.
+            std::process::abort();
+        }
         let reply = match serde_json::from_str::<RunRequest>(&text) {
             Ok(req) => execute_to_reply(&req, |p| post(&WorkerReply::Progress(p))),
             Err(e) => WorkerReply::Failed(RunFailure::new("worker", format!("bad request: {e}"))),

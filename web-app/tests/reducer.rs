@@ -102,3 +102,16 @@ fn reveal_requests_are_distinct_and_storage_status_is_recorded_once() {
     assert_eq!(saved.storage, StorageStatus::Saved);
     assert!(Rc::ptr_eq(&saved, &reduce(&saved, Action::Storage(StorageStatus::Saved))));
 }
+
+#[wasm_bindgen_test(unsupported = test)]
+fn an_unreadable_saved_text_is_kept_aside_until_dismissed() {
+    // Garbage found in storage on load: the default example is shown, the garbage kept for download.
+    let state = Rc::new(AppState::with_default_example().with_unreadable("\u{0}PK", "it holds control characters"));
+    assert_eq!(state.example, Some("vector_add"));
+    assert_eq!(state.unreadable.as_ref().map(|u| u.text.as_str()), Some("\u{0}PK"));
+    let dismissed = reduce(&state, Action::DismissUnreadable);
+    assert_eq!(dismissed.unreadable, None);
+    assert!(Rc::ptr_eq(&dismissed, &reduce(&dismissed, Action::DismissUnreadable)), "nothing left to dismiss");
+    // A full storage is its own status (the page offers a download).
+    assert_eq!(reduce(&dismissed, Action::Storage(StorageStatus::Full)).storage, StorageStatus::Full);
+}

@@ -4,6 +4,7 @@
 pub mod chart;
 pub mod charts;
 pub mod editor;
+pub mod editor_window;
 pub mod examples_picker;
 pub mod header;
 pub mod kernel_picker;
@@ -17,6 +18,7 @@ pub mod pressure;
 pub mod results;
 pub mod run_panel;
 pub mod run_results;
+pub mod storage_notice;
 
 pub use chart::Chart;
 pub use editor::Editor;

@@ -92,10 +92,13 @@ pub struct TimingOptions {
     pub sms: Option<u32>,
     /// Energy per access.
     pub energy: EnergyModel,
-    /// Banks and register-file structures see the registers the allocator assigns (and a
-    /// scheme's own assignment) instead of PTX virtual register units; the scoreboard stays on
-    /// virtual units ([`program_regs`]). Off by default for now: it changes bank conflicts.
-    pub physical_registers: bool,
+    /// A study, off by default: banks and register-file structures see PTX virtual register
+    /// units instead of the registers the allocator assigns (real banks hold allocated registers,
+    /// [`program_regs`]); a scheme's own assignment still applies, and the scoreboard is on
+    /// virtual units either way. Read by [`Simulation::from_launch`] and
+    /// [`Simulation::from_launch_runs`]; [`Simulation::new`] takes the banks its [`Program`] was
+    /// decoded with ([`Program::decode`]: allocated registers).
+    pub virtual_register_banks: bool,
     /// Have the executor record value summaries (uniform, significant bits) of every register
     /// written, for schemes that model values ([`WarpStream::values_at`]); off, the streams and
     /// the replay are as without the option.
@@ -110,7 +113,7 @@ impl Default for TimingOptions {
             registers_per_thread: None,
             sms: None,
             energy: EnergyModel::default(),
-            physical_registers: false,
+            virtual_register_banks: false,
             values: false,
         }
     }
@@ -251,7 +254,7 @@ impl Simulation {
         runs: Vec<(regfile::ResolvedScheme, Option<program_map::ProgramTransform>)>,
         options: TimingOptions,
     ) -> Result<Simulation, TimingError> {
-        let physical = options.physical_registers;
+        let physical = !options.virtual_register_banks;
         let program = Program::decode_assigned(module, &gpu, physical, None).map_err(TimingError::Internal)?;
         let mut own_runs = Vec::new();
         for (r, transform) in runs {

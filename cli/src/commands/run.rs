@@ -1,5 +1,5 @@
 //! `reglab run FILE.ptx --launch L.json --gpu PRESET [--scheme S]... [--scheme-file F.json]
-//! [--sms N] [--json]`: runs the kernel functionally once and replays its instruction streams
+//! [--sms N] [--virtual-banks] [--json]`: runs the kernel functionally once and replays its instruction streams
 //! through the cycle-level timing model under each register-file scheme, side by side. A scheme
 //! is `NAME` or `NAME:key=value,key=value` (`reglab schemes` lists the parameters); the file is a
 //! JSON list of `{"scheme": NAME, "params": {key: value}}`, run after the `--scheme` ones. The
@@ -57,6 +57,10 @@ pub struct Args {
     /// else 500 million).
     #[arg(long)]
     pub budget: Option<u64>,
+    /// A study: register-file banks see the PTX virtual registers instead of the registers the
+    /// allocator assigns (the default, as real banks hold allocated registers).
+    #[arg(long)]
+    pub virtual_banks: bool,
     /// Print the reports as JSON.
     #[arg(long)]
     pub json: bool,
@@ -125,7 +129,12 @@ pub fn run(args: &Args) -> ExitCode {
     if args.budget.is_some() {
         setup.budget = args.budget;
     }
-    let mut options = TimingOptions { sms: args.sms, registers_per_thread: args.registers, ..TimingOptions::default() };
+    let mut options = TimingOptions {
+        sms: args.sms,
+        registers_per_thread: args.registers,
+        virtual_register_banks: args.virtual_banks,
+        ..TimingOptions::default()
+    };
     if let Some(c) = args.max_cycles {
         options.max_cycles = c;
     }

@@ -92,10 +92,14 @@ pub struct TimingOptions {
     pub sms: Option<u32>,
     /// Energy per access.
     pub energy: EnergyModel,
-    /// Banks and register-file structures see the registers the allocator assigns (and a
-    /// scheme's own assignment) instead of PTX virtual register units; the scoreboard stays on
-    /// virtual units ([`program_regs`]). Off by default for now: it changes bank conflicts.
-    pub physical_registers: bool,
+    /// A study, off by default: banks and register-file structures see PTX virtual register
+    /// units instead of the registers the allocator assigns (real banks hold allocated registers,
+    /// [`program_regs`]); a scheme's own assignment still applies, and the scoreboard is on
+    /// virtual units either way. Read by [`Simulation::from_launch`] and
+    /// [`Simulation::from_launch_runs`]; with [`Simulation::new`] and
+    /// [`Simulation::from_module_source`] the caller decodes the program: [`Program::decode_for`]
+    /// follows this option.
+    pub virtual_register_banks: bool,
     /// Have the executor record value summaries (uniform, significant bits) of every register
     /// written, for schemes that model values ([`WarpStream::values_at`]); off, the streams and
     /// the replay are as without the option.
@@ -110,7 +114,7 @@ impl Default for TimingOptions {
             registers_per_thread: None,
             sms: None,
             energy: EnergyModel::default(),
-            physical_registers: false,
+            virtual_register_banks: false,
             values: false,
         }
     }
@@ -252,7 +256,7 @@ impl Simulation {
         options: TimingOptions,
     ) -> Result<Simulation, TimingError> {
         let program =
-            Program::decode_assigned(module, &gpu, options.physical_registers, None).map_err(TimingError::Internal)?;
+            Program::decode_assigned(module, &gpu, !options.virtual_register_banks, None).map_err(TimingError::Internal)?;
         let values = options.values || runs.iter().any(|(r, _)| r.entry.needs_values);
         let source_options = SourceOptions { values, budget: None };
         let source = ExecSource::with_options(module, setup, &program, source_options)
@@ -303,7 +307,7 @@ impl Simulation {
         runs: Vec<(regfile::ResolvedScheme, Option<program_map::ProgramTransform>)>,
         options: TimingOptions,
     ) -> Result<Simulation, TimingError> {
-        let physical = options.physical_registers;
+        let physical = !options.virtual_register_banks;
         let mut own_runs = Vec::new();
         for (r, transform) in runs {
             let own =

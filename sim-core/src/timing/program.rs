@@ -14,9 +14,9 @@
 //! an entry kernel are exactly the analysis' units. Predicates get ids after all units: they are
 //! tracked by the scoreboard but live in their own file and cost no bank read. A source named twice
 //! in one instruction is read once. The banks see their own ids per instruction
-//! ([`Program::bank_reads`], [`Program::bank_writes`]): the virtual units, or with
-//! [`crate::timing::TimingOptions::physical_registers`] the allocator's physical registers and a
-//! scheme's own assignment ([`crate::timing::program_regs`]).
+//! ([`Program::bank_reads`], [`Program::bank_writes`]): the allocator's physical registers and a
+//! scheme's own assignment ([`crate::timing::program_regs`]), or, as a study
+//! ([`crate::timing::TimingOptions::virtual_register_banks`]), the virtual units.
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;
@@ -181,7 +181,7 @@ impl Program {
     /// Decodes every function with a body of `module` for `gpu`, banks seeing the allocator's
     /// registers.
     pub fn decode(module: &Module, gpu: &GpuConfig) -> Program {
-        Program::decode_inner(module, gpu, &Program::analyse(module, gpu), &RegisterAssignment::default(), false)
+        Program::decode_inner(module, gpu, &Program::analyse(module, gpu), &RegisterAssignment::default(), true)
     }
 
     /// Decodes `module` for `gpu` as a simulation under `options` decodes it (physical or
@@ -191,7 +191,7 @@ impl Program {
         gpu: &GpuConfig,
         options: &crate::timing::TimingOptions,
     ) -> Result<Program, String> {
-        Program::decode_assigned(module, gpu, options.physical_registers, None)
+        Program::decode_assigned(module, gpu, !options.virtual_register_banks, None)
     }
 
     /// Decodes `module` for `gpu`, banks seeing physical registers (`physical`, else virtual

@@ -8,14 +8,13 @@
 //! add.s32 %r3, %r1, %r2;   // scoreboard: units [1, 2] → [3] · banks: allocator's R0, R2 → R0
 //! ```
 //!
-//! With [`crate::timing::TimingOptions::physical_registers`] the banks see the allocator's
-//! assignment ([`crate::analysis::Allocation::physical`] of the
+//! The banks see the allocator's assignment ([`crate::analysis::Allocation::physical`] of the
 //! definitions reaching each use). A unit the allocator gives no register — a rematerialised value
 //! (kernel parameter, immediate, launch constant) or the high half of a zero-extended 64-bit value —
 //! keeps its access, under the id [`UNALLOCATED`] + its virtual unit, so register-file access
-//! counts do not depend on the assignment. Without it (the default, until the hand-worked timing
-//! file tests are reworked for allocated registers) the banks see the virtual units, as before. A
-//! scheme may override where any value lives
+//! counts do not depend on the assignment. With
+//! [`crate::timing::TimingOptions::virtual_register_banks`] (a study) the banks see the virtual
+//! units, as before register assignment. A scheme may override where any value lives
 //! ([`RegisterAssignment`]): a value in two physical registers then costs two bank accesses.
 
 use alloc::collections::BTreeMap;
@@ -65,8 +64,9 @@ pub(crate) struct Placer<'a> {
     pub analysis: Option<&'a KernelAnalysis>,
     /// The scheme's changes.
     pub changes: &'a RegisterAssignment,
-    /// Banks see the allocator's registers ([`crate::timing::TimingOptions::physical_registers`]);
-    /// else the virtual units, as before register assignment (the scheme's changes still apply).
+    /// Banks see the allocator's registers (the default; off with
+    /// [`crate::timing::TimingOptions::virtual_register_banks`]); else the virtual units, as
+    /// before register assignment (the scheme's changes still apply).
     pub physical: bool,
 }
 

@@ -255,8 +255,8 @@ impl Simulation {
         runs: Vec<(regfile::ResolvedScheme, Option<program_map::ProgramTransform>)>,
         options: TimingOptions,
     ) -> Result<Simulation, TimingError> {
-        let program =
-            Program::decode_assigned(module, &gpu, !options.virtual_register_banks, None).map_err(TimingError::Internal)?;
+        let program = Program::decode_assigned(module, &gpu, !options.virtual_register_banks, None)
+            .map_err(TimingError::Internal)?;
         let values = options.values || runs.iter().any(|(r, _)| r.entry.needs_values);
         let source_options = SourceOptions { values, budget: None };
         let source = ExecSource::with_options(module, setup, &program, source_options)

@@ -140,7 +140,12 @@ pub struct RunSpec {
     pub spec: SchemeSpec,
     /// The IR → IR pass its program comes from (`None`: the original program).
     pub transform: Option<program_map::ProgramTransform>,
+    /// The register assignment its banks see (`None`: the allocator's).
+    pub assign: Option<program_regs::AssignRegisters>,
 }
+
+/// A resolved scheme with the program passes its run is timed on.
+type Plan = (regfile::ResolvedScheme, Option<program_map::ProgramTransform>, Option<program_regs::AssignRegisters>);
 
 /// `gpu` as simulated under `options` (SM count applied), if the timing model can size it.
 fn simulated_gpu(gpu: &GpuConfig, options: &TimingOptions) -> Result<GpuConfig, TimingError> {
@@ -199,8 +204,10 @@ impl Simulation {
         let gpu = simulated_gpu(gpu, &options)?;
         let mut runs = Vec::new();
         for r in resolve(schemes, &gpu, &options)? {
-            if r.entry.transform.is_some() {
-                let message = String::from("it transforms code: build the simulation from the module (from_launch)");
+            if r.entry.transform.is_some() || r.entry.assign.is_some() {
+                let message = String::from(
+                    "it transforms code or assigns registers: build the simulation from the module (from_launch)",
+                );
                 return Err(TimingError::SchemeProgram { scheme: String::from(r.entry.name), message });
             }
             runs.push((r, None));
@@ -222,8 +229,8 @@ impl Simulation {
         let runs = resolve(schemes, &gpu, &options)?
             .into_iter()
             .map(|r| {
-                let t = r.entry.transform;
-                (r, t)
+                let (t, a) = (r.entry.transform, r.entry.assign);
+                (r, t, a)
             })
             .collect();
         Simulation::launch_resolved(module, setup, gpu, runs, options)
@@ -243,7 +250,7 @@ impl Simulation {
         let gpu = simulated_gpu(gpu, &options)?;
         let mut runs = Vec::new();
         for s in specs {
-            runs.push((s.spec.resolve(&gpu, &options.energy).map_err(config_error)?, s.transform));
+            runs.push((s.spec.resolve(&gpu, &options.energy).map_err(config_error)?, s.transform, s.assign));
         }
         Simulation::launch_resolved(module, setup, gpu, runs, options)
     }
@@ -252,12 +259,12 @@ impl Simulation {
         module: &Module,
         setup: &LaunchSetup,
         gpu: GpuConfig,
-        runs: Vec<(regfile::ResolvedScheme, Option<program_map::ProgramTransform>)>,
+        runs: Vec<Plan>,
         options: TimingOptions,
     ) -> Result<Simulation, TimingError> {
         let program = Program::decode_assigned(module, &gpu, !options.virtual_register_banks, None)
             .map_err(TimingError::Internal)?;
-        let values = options.values || runs.iter().any(|(r, _)| r.entry.needs_values);
+        let values = options.values || runs.iter().any(|(r, _, _)| r.entry.needs_values);
         let source_options = SourceOptions { values, budget: None };
         let source = ExecSource::with_options(module, setup, &program, source_options)
             .map_err(|e| TimingError::Source(e.into()))?;
@@ -280,8 +287,8 @@ impl Simulation {
         let runs = resolve(schemes, &gpu, &options)?
             .into_iter()
             .map(|r| {
-                let t = r.entry.transform;
-                (r, t)
+                let (t, a) = (r.entry.transform, r.entry.assign);
+                (r, t, a)
             })
             .collect();
         Simulation::with_module(module, program, source, gpu, runs, options)
@@ -304,19 +311,19 @@ impl Simulation {
         program: Program,
         source: Box<dyn CtaSource>,
         gpu: GpuConfig,
-        runs: Vec<(regfile::ResolvedScheme, Option<program_map::ProgramTransform>)>,
+        runs: Vec<Plan>,
         options: TimingOptions,
     ) -> Result<Simulation, TimingError> {
         let physical = !options.virtual_register_banks;
         let mut own_runs = Vec::new();
-        for (r, transform) in runs {
-            let own =
-                match transform {
-                    Some(t) => Some(SchemeProgram::build(module, &program, t, &gpu, physical).map_err(|message| {
-                        TimingError::SchemeProgram { scheme: String::from(r.entry.name), message }
-                    })?),
-                    None => None,
-                };
+        for (r, transform, assign) in runs {
+            let own = if transform.is_some() || assign.is_some() {
+                let built = SchemeProgram::build(module, &program, transform, assign, &gpu, physical);
+                let message = |message| TimingError::SchemeProgram { scheme: String::from(r.entry.name), message };
+                Some(built.map_err(message)?)
+            } else {
+                None
+            };
             own_runs.push((r, own));
         }
         Simulation::assemble(program, source, gpu, own_runs, options)

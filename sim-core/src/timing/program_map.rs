@@ -31,6 +31,7 @@ use alloc::vec::Vec;
 use crate::gpu::GpuConfig;
 use crate::ir::{Function, Handle, Inst, Module};
 use crate::timing::program::{MemOp, Program};
+use crate::timing::program_regs::AssignRegisters;
 use crate::timing::stream::trace::{DynInst, MemSpace, NO_ACCESS};
 use crate::timing::stream::warp_stream::{Cursor, WarpStream};
 
@@ -247,21 +248,26 @@ pub struct SchemeProgram {
 }
 
 impl SchemeProgram {
-    /// Runs `transform` on `module` (decoded as `original`), verifies its result and decodes it
-    /// for `gpu`; the message says what failed.
+    /// Runs `transform` on `module` (decoded as `original`; `None`: the module as is), verifies
+    /// its result and decodes it for `gpu` with the scheme's register assignment `assign` (`None`:
+    /// the allocator's); the message says what failed.
     pub fn build(
         module: &Module,
         original: &Program,
-        transform: ProgramTransform,
+        transform: Option<ProgramTransform>,
+        assign: Option<AssignRegisters>,
         gpu: &GpuConfig,
         physical: bool,
     ) -> Result<SchemeProgram, String> {
-        let (to, map) = transform(module)?;
+        let (to, map) = match transform {
+            Some(t) => t(module)?,
+            None => (module.clone(), InstMap::new()),
+        };
         let problems = crate::ir::verify::verify(&to);
         if let Some(first) = problems.first() {
             return Err(format!("the transformed kernel fails verification ({} problems): {first:?}", problems.len()));
         }
-        let program = Program::decode_assigned(&to, gpu, physical, None)?;
+        let program = Program::decode_assigned(&to, gpu, physical, assign)?;
         let map = SidMap::build(module, original, &to, &program, &map)?;
         Ok(SchemeProgram { program, map })
     }

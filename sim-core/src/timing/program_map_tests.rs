@@ -122,7 +122,10 @@ fn run_with(src: &str, launch: &str, sms: u32, transform: ProgramTransform) -> R
     let module = compile(src).map_err(TimingError::Internal)?;
     let setup = LaunchSetup::from_json(launch).map_err(|e| TimingError::Internal(alloc::format!("{e:?}")))?;
     let spec = crate::timing::SchemeSpec::parse("baseline").map_err(TimingError::SchemeConfig)?;
-    let specs = [RunSpec { spec: spec.clone(), transform: None }, RunSpec { spec, transform: Some(transform) }];
+    let specs = [
+        RunSpec { spec: spec.clone(), transform: None, assign: None },
+        RunSpec { spec, transform: Some(transform), assign: None },
+    ];
     let options = TimingOptions { sms: Some(sms), ..TimingOptions::default() };
     let mut sim = Simulation::from_launch_runs(&module, &setup, &presets::hopper_h100(), &specs, options)?;
     let mut reports = sim.run_to_end()?.into_iter();
@@ -205,7 +208,7 @@ fn replay_hands_the_dropped_access_to_the_absorber_and_counts_the_scheme_instruc
     assert!(module.is_ok(), "{module:?}");
     let Ok(module) = module else { return };
     let original = Program::decode(&module, &gpu);
-    let sp = SchemeProgram::build(&module, &original, fold, &gpu, false);
+    let sp = SchemeProgram::build(&module, &original, Some(fold), None, &gpu, false);
     assert!(sp.is_ok(), "{sp:?}");
     let Ok(sp) = sp else { return };
     // Recorded: ld (access record 0) · add · ret, twice (a loop would look the same).
@@ -239,4 +242,49 @@ fn a_transform_that_fails_verification_is_a_clear_error() {
         matches!(&r, Err(TimingError::SchemeProgram { scheme, message }) if scheme == "baseline" && message.contains("verification")),
         "{r:?}"
     );
+}
+
+/// Places `%f4` (written by instruction 3 of [`CHAIN`]) in slices 0–3 of R5 and 4–7 of R6, and
+/// says the kernel needs 7 registers.
+fn split_f4(
+    _: &Module,
+    a: &crate::analysis::ModuleAnalysis,
+    out: &mut crate::timing::program_regs::RegisterAssignment,
+) -> Result<(), String> {
+    use crate::timing::program_regs::PhysSlice;
+    let du = &a.get(Handle::<Function>::from_index(0)).ok_or("no analysis")?.def_use;
+    let d = *du.defs_at(inst(3)).first().ok_or("no definition")?;
+    out.values.insert((0, d), alloc::vec![PhysSlice { reg: 5, slices: 0x0f }, PhysSlice { reg: 6, slices: 0xf0 }]);
+    out.registers.insert(0, 7);
+    Ok(())
+}
+
+#[test]
+fn a_scheme_that_only_assigns_registers_is_timed_on_its_assignment() {
+    // No transform, only an assignment: the run keeps every instruction (10 warp instructions),
+    // but %f4 lives in R5 and R6, so add 3 writes two registers and add 4 reads two: RF reads
+    // 8 → 9 and writes 9 → 10. On hopper's sub-core (4 banks, bank = (reg + warp) % 4, warp 0)
+    // R5 and R6 sit in banks 1 and 2: both reads are granted in the same cycle and both writes
+    // land in the same cycle, so the chain still takes 47 cycles. Registers per thread: the
+    // scheme's 7.
+    let module = compile(CHAIN);
+    let setup = LaunchSetup::from_json(LAUNCH);
+    assert!(module.is_ok() && setup.is_ok());
+    let (Ok(module), Ok(setup)) = (module, setup) else { return };
+    let spec = crate::timing::SchemeSpec::parse("baseline");
+    assert!(spec.is_ok());
+    let Ok(spec) = spec else { return };
+    let specs = [
+        RunSpec { spec: spec.clone(), transform: None, assign: None },
+        RunSpec { spec, transform: None, assign: Some(split_f4) },
+    ];
+    let options = TimingOptions { sms: Some(1), ..TimingOptions::default() };
+    let sim = Simulation::from_launch_runs(&module, &setup, &presets::hopper_h100(), &specs, options);
+    let reports = sim.and_then(|mut s| s.run_to_end());
+    assert!(reports.is_ok(), "{reports:?}");
+    let Ok(reports) = reports else { return };
+    let (Some(plain), Some(split)) = (reports.first(), reports.get(1)) else { return };
+    assert_eq!(figures(plain), (47, 10, 320, 8, 9));
+    assert_eq!(figures(split), (47, 10, 320, 9, 10));
+    assert_eq!(split.kernels.first().map(|k| k.registers_per_thread), Some(7));
 }

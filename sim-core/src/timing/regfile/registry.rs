@@ -18,6 +18,7 @@ use super::params::{ModelNote, ParamSpec, SchemeConfig};
 use super::{EnergyModel, RegisterFileScheme, SchemeContext};
 use crate::gpu::GpuConfig;
 use crate::timing::program_map::ProgramTransform;
+use crate::timing::program_regs::AssignRegisters;
 
 /// Builds the register file of one SM from a config resolved against the scheme's schema.
 pub type MakeScheme = fn(&SchemeContext<'_>, &SchemeConfig) -> Result<Box<dyn RegisterFileScheme>, SchemeConfigError>;
@@ -39,6 +40,9 @@ pub struct SchemeEntry {
     pub make: MakeScheme,
     /// The scheme's IR → IR pass, if it times its own program (`None`: the original).
     pub transform: Option<ProgramTransform>,
+    /// The scheme's own register assignment (a packing scheme places values in slices of one or
+    /// two physical registers, starting from the allocator's); `None`: the allocator's.
+    pub assign: Option<AssignRegisters>,
     /// The scheme reads the executor's value summaries (uniform values, significant bits:
     /// [`crate::timing::WarpStream::values_at`]); runs whose schemes all say no record none.
     pub needs_values: bool,
@@ -55,6 +59,7 @@ pub const SCHEMES: &[SchemeEntry] = &[
         make: |c, cfg| Ok(Box::new(BankedRegisterFile::new(c, &BankedConfig::from_config("baseline", cfg)?))),
         transform: None,
         needs_values: false,
+        assign: None,
     },
     SchemeEntry {
         name: "no-bank-conflicts",
@@ -65,6 +70,7 @@ pub const SCHEMES: &[SchemeEntry] = &[
         make: |c, cfg| Ok(Box::new(ConflictFreeRegisterFile::new(c, cfg)?)),
         transform: None,
         needs_values: false,
+        assign: None,
     },
     SchemeEntry {
         name: "2x-registers",
@@ -75,6 +81,7 @@ pub const SCHEMES: &[SchemeEntry] = &[
         make: |c, cfg| Ok(Box::new(DoubleRegisterFile::new(c, cfg)?)),
         transform: None,
         needs_values: false,
+        assign: None,
     },
 ];
 

@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use reglab_tests::rng::Rng;
 use reglab_tests::{corpus_dir, ptx_files, repo_root};
 
 /// Wall-clock budget of the mutation loop.
@@ -21,25 +22,6 @@ const BUDGET: Duration = Duration::from_secs(12);
 const STALL: Duration = Duration::from_secs(20);
 /// Upper bound on generated cases (the budget usually ends the loop first in debug builds).
 const MAX_CASES: usize = 20_000;
-
-/// xorshift64*: small, seeded, deterministic.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        if n == 0 {
-            0
-        } else {
-            (self.next() % n as u64) as usize
-        }
-    }
-}
 
 const TOKENS: &[&str] = &[
     "{",
@@ -128,7 +110,7 @@ fn mutate(rng: &mut Rng, src: &str, seeds: &[String]) -> String {
             0 => bytes.truncate(at),
             1 if len > 0 => {
                 let i = rng.below(len);
-                bytes[i] = (rng.next() & 0x7F) as u8;
+                bytes[i] = (rng.next_u64() & 0x7F) as u8;
             }
             2 => {
                 let end = (at + rng.below(64)).min(len);

@@ -19,6 +19,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use reglab_tests::repo_root;
+use reglab_tests::rng::Rng;
 use serde_json::Value as Json;
 use sim_core::exec::{LaunchSetup, Run, RunOptions};
 use sim_core::gpu::{presets, GpuConfig};
@@ -32,25 +33,6 @@ const STALL: Duration = Duration::from_secs(30);
 const EXEC_BUDGET: u64 = 20_000;
 /// Cycle budget of each timing run.
 const CYCLE_BUDGET: u64 = 20_000;
-
-/// xorshift64*: small, seeded, deterministic.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        if n == 0 {
-            0
-        } else {
-            (self.next() % n as u64) as usize
-        }
-    }
-}
 
 fn seed() -> u64 {
     std::env::var("REGLAB_FUZZ_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0x5EED_1A0C)

@@ -4,31 +4,13 @@
 //! within the watchdog's time, and a non-zero exit prints a message on stderr (or a structured
 //! error on stdout with `--json`). Deterministic: the mutations come from a fixed seed.
 
+use reglab_tests::rng::Rng;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// One invocation may take at most this long (they are all budget-bound).
 const STALL: Duration = Duration::from_secs(60);
-
-/// xorshift64*: small, seeded, deterministic.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        if n == 0 {
-            0
-        } else {
-            (self.next() % n as u64) as usize
-        }
-    }
-}
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -99,7 +81,7 @@ fn mutate_text(text: &[u8], rng: &mut Rng) -> Vec<u8> {
         1 => {
             for _ in 0..1 + rng.below(8) {
                 let i = rng.below(b.len());
-                b[i] = (rng.next() & 0xff) as u8;
+                b[i] = (rng.next_u64() & 0xff) as u8;
             }
         }
         2 => {

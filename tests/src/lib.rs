@@ -46,5 +46,6 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
 
 pub mod bfs;
 pub mod exec_case;
+pub mod rng;
 pub mod timing_case;
 pub mod units;

@@ -171,6 +171,18 @@ fn config_error(e: regfile::SchemeConfigError) -> TimingError {
     }
 }
 
+/// `schemes` resolved, each with its registry entry's program passes.
+fn plans<S: IntoSchemeSpec>(schemes: &[S], gpu: &GpuConfig, options: &TimingOptions) -> Result<Vec<Plan>, TimingError> {
+    let resolved = resolve(schemes, gpu, options)?;
+    Ok(resolved
+        .into_iter()
+        .map(|r| {
+            let (t, a) = (r.entry.transform, r.entry.assign);
+            (r, t, a)
+        })
+        .collect())
+}
+
 /// `schemes` checked against their schemas on `gpu`, with distinct labels.
 fn resolve<S: IntoSchemeSpec>(
     schemes: &[S],
@@ -226,13 +238,7 @@ impl Simulation {
         options: TimingOptions,
     ) -> Result<Simulation, TimingError> {
         let gpu = simulated_gpu(gpu, &options)?;
-        let runs = resolve(schemes, &gpu, &options)?
-            .into_iter()
-            .map(|r| {
-                let (t, a) = (r.entry.transform, r.entry.assign);
-                (r, t, a)
-            })
-            .collect();
+        let runs = plans(schemes, &gpu, &options)?;
         Simulation::launch_resolved(module, setup, gpu, runs, options)
     }
 
@@ -284,13 +290,7 @@ impl Simulation {
         options: TimingOptions,
     ) -> Result<Simulation, TimingError> {
         let gpu = simulated_gpu(gpu, &options)?;
-        let runs = resolve(schemes, &gpu, &options)?
-            .into_iter()
-            .map(|r| {
-                let (t, a) = (r.entry.transform, r.entry.assign);
-                (r, t, a)
-            })
-            .collect();
+        let runs = plans(schemes, &gpu, &options)?;
         Simulation::with_module(module, program, source, gpu, runs, options)
     }
 

@@ -113,6 +113,50 @@ fn render_one(r: &Report, out: &mut String) {
         rf.energy_total_nj
     );
     render_memory_and_values(r, out);
+    render_scheme_extras(r, out);
+}
+
+/// What only some schemes have, printed only when present (so the files of schemes without them
+/// stay as they were): the stall causes the platform added, structures beside the main register
+/// file, the scheme's counters and its residency moves.
+fn render_scheme_extras(r: &Report, out: &mut String) {
+    let s = &r.stalls;
+    let extra = [StallCause::CtaSwitch, StallCause::AcquireWait, StallCause::SchemeBufferFull];
+    if extra.iter().any(|c| s.get(*c) > 0) {
+        let _ = writeln!(
+            out,
+            "scheme stalls: cta switch {} · acquire wait {} · scheme buffer full {}",
+            s.get(StallCause::CtaSwitch),
+            s.get(StallCause::AcquireWait),
+            s.get(StallCause::SchemeBufferFull)
+        );
+    }
+    let structures = &r.register_file.scheme.structures;
+    if structures.len() > 1 || structures.iter().any(|t| t.name != "main_rf") {
+        let list: Vec<String> = structures.iter().map(|t| format!("{} {}r/{}w", t.name, t.reads, t.writes)).collect();
+        let _ = writeln!(out, "structures: {}", list.join(" · "));
+    }
+    let counters = &r.register_file.scheme.counters;
+    if !counters.is_empty() {
+        let list: Vec<String> = counters.iter().map(|c| format!("{} {} {}", c.name, c.value, c.unit)).collect();
+        let _ = writeln!(out, "counters: {}", list.join(" · "));
+    }
+    let mem = &r.memory;
+    if mem.scheme_reads + mem.scheme_writes > 0 {
+        let _ = writeln!(
+            out,
+            "scheme memory: reads {} · writes {} · bytes {} · transactions {}",
+            mem.scheme_reads, mem.scheme_writes, mem.scheme_bytes, mem.scheme_transactions
+        );
+    }
+    let m = &r.residency;
+    if !m.is_empty() {
+        let _ = writeln!(
+            out,
+            "residency: parks {} · switches {} · move cycles {} · moved reads {} · moved writes {}",
+            m.parks, m.cta_switches, m.move_cycles, m.moved_register_reads, m.moved_register_writes
+        );
+    }
 }
 
 fn render_memory_and_values(r: &Report, out: &mut String) {

@@ -62,6 +62,7 @@ fn outputs(m: &sim_core::ir::Module, s: &LaunchSetup) -> BTreeMap<usize, Vec<u64
         launches: Vec::new(),
         rounds: 0,
         warnings: Vec::new(),
+        notices: Vec::new(),
     });
     let ty = |i: usize| match &s.params[i] {
         ParamSpec::Buffer(b) => b.ty,

@@ -111,3 +111,33 @@ fn proposed_setups_run() {
     assert_eq!(code, 0, "{json}");
     let _ = std::fs::remove_file(launch);
 }
+
+/// A division by zero runs on (PTX leaves the result to the machine) and is told, with its line:
+/// `reglab exec` in text and JSON, `reglab run` under its table (the file test
+/// `tests/cases/exec/division_by_zero.ptx` works out the 9 lanes and the outputs).
+#[test]
+fn division_by_zero_is_told_with_its_line() {
+    let cases = reglab_tests::exec_case::cases_dir();
+    let ptx = cases.join("division_by_zero.ptx").display().to_string();
+    let src = std::fs::read_to_string(&ptx).unwrap_or_default();
+    let launch = temp("divzero.json", reglab_tests::exec_case::launch_header(&src).unwrap_or("{}"));
+    let launch_arg = launch.display().to_string();
+    let (code, json) = exec(&[&ptx, "--launch", &launch_arg, "--json"]);
+    assert_eq!(code, 0, "{json}");
+    assert_eq!(json["notices"][0]["kind"], "division_by_zero");
+    assert_eq!(json["notices"][0]["line"], 24);
+    assert_eq!(json["notices"][0]["lanes"], 9);
+    let want = "warning: line 24: `div.s32 %r6, -7, %r1` in k: integer division by zero in 9 lane(s) (first: \
+                thread [0, 0, 0] of CTA [0, 0, 0]); PTX leaves the result machine-specific";
+    for (sub, gpu) in [("exec", None), ("run", Some("fermi-gtx480"))] {
+        let mut args = vec![sub, &ptx, "--launch", &launch_arg];
+        args.extend(gpu.map(|g| ["--gpu", g]).into_iter().flatten());
+        let out = Command::new(env!("CARGO_BIN_EXE_reglab")).args(&args).output();
+        assert!(out.is_ok(), "cannot run reglab {sub}");
+        let Ok(out) = out else { return };
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{sub}: {text}");
+        assert!(text.contains(want), "{sub}: {text}");
+    }
+    let _ = std::fs::remove_file(launch);
+}

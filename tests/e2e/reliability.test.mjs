@@ -7,9 +7,12 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { chromium } from 'playwright-core';
 
-import { chooseSchemes, runToResults } from './lab-ui.mjs';
-import { downloadedText, editor, openPage as open } from './reliability-ui.mjs';
-import { chromiumArgs, chromiumPath, serveSite } from './site.mjs';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { chooseSchemes, runToResults, setLaunchJson } from './lab-ui.mjs';
+import { downloadedText, editor, openPage as open, pasteText } from './reliability-ui.mjs';
+import { chromiumArgs, chromiumPath, repoRoot, serveSite } from './site.mjs';
 
 let site;
 let browser;
@@ -56,6 +59,31 @@ test('a worker that traps is reported in plain words; the page stays usable; the
     await page.locator('#editor-status:not(.has-problems)').waitFor();
     // The next run starts a fresh worker and succeeds.
     await runToResults(page);
+    assert.equal(await page.locator('#run-results .summary tbody tr').count(), 1);
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});
+
+// ---- Item 5: a kernel that divides by zero runs on and is told, with its line ----
+
+test('a division by zero is told under the results with its line; the run completes', async () => {
+  // The file test tests/cases/exec/division_by_zero.ptx works out the figures: 9 lanes, first at
+  // line 24 (`div.s32 %r6, -7, %r1`), thread 0 of CTA 0. The CLI says the same (cli/tests/exec_cli.rs).
+  const src = readFileSync(join(repoRoot, 'tests', 'cases', 'exec', 'division_by_zero.ptx'), 'utf8');
+  const launch = src.split('\n').find((l) => l.startsWith('// launch:')).slice('// launch:'.length).trim();
+  const { page, problems, close } = await openPage();
+  try {
+    await page.locator('#launch-params').waitFor();
+    await pasteText(page, src);
+    await page.locator('.launch-kernel-name code', { hasText: 'k' }).waitFor();
+    await setLaunchJson(page, launch);
+    await chooseSchemes(page, ['baseline']);
+    await runToResults(page);
+    const notice = await page.locator('#run-notices').textContent();
+    assert.match(notice, /line 24: `div\.s32 %r6, -7, %r1` in k: integer division by zero in 9 lane\(s\)/);
+    assert.match(notice, /machine-specific/);
     assert.equal(await page.locator('#run-results .summary tbody tr').count(), 1);
     assert.deepEqual(problems, []);
   } finally {

@@ -28,7 +28,10 @@ pub fn run_case(src: &str) -> String {
                 .and_then(|mut run| run.run_to_end());
             match result {
                 // Serialized directly (not through serde_json::Value) so f32 values print as f32.
-                Ok(r) => serde_json::to_string_pretty(&r),
+                Ok(mut r) => {
+                    r.locate(src);
+                    serde_json::to_string_pretty(&r)
+                }
                 Err(mut e) => {
                     e.locate(src);
                     serde_json::to_string_pretty(&serde_json::json!({ "error": e }))

@@ -192,7 +192,8 @@ pub fn execute(req: &RunRequest, mut progress: impl FnMut(RunProgress)) -> Resul
             cycles: reports.iter().map(|r| r.cycles).max().unwrap_or(0),
         });
     }
-    let reports = sim.reports();
+    let mut reports = sim.reports();
+    reports.iter_mut().for_each(|r| r.locate(&req.ptx));
     let exec = executor.get();
     let host = HostTiming {
         total_ms: compute_ms,

@@ -87,7 +87,8 @@ pub fn run(args: &Args) -> ExitCode {
         .and_then(|setup| Run::new(&module, &setup, RunOptions { budget: args.budget, ..RunOptions::default() }))
         .and_then(|mut run| run.run_to_end());
     match outcome {
-        Ok(result) => {
+        Ok(mut result) => {
+            result.locate(&src);
             if args.json {
                 print_json(&result);
             } else {
@@ -152,6 +153,9 @@ fn print_text(r: &RunResult) {
     ));
     for w in &r.warnings {
         out.push_str(&format!("warning: {w}\n"));
+    }
+    for n in &r.notices {
+        out.push_str(&format!("warning: {n}\n"));
     }
     print!("{out}");
 }

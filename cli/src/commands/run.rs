@@ -139,13 +139,18 @@ pub fn run(args: &Args) -> ExitCode {
         options.max_cycles = c;
     }
     match Simulation::from_launch(&module, &setup, &gpu, &schemes, options).and_then(|mut s| s.run_to_end()) {
-        Ok(reports) => {
+        Ok(mut reports) => {
+            reports.iter_mut().for_each(|r| r.locate(&src));
             if args.json {
                 let doc =
                     serde_json::json!({ "file": args.file.display().to_string(), "gpu": gpu.name, "reports": reports });
                 println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
             } else {
                 print_table(&reports);
+                // The functional run is shared by every scheme: its notices once.
+                for n in reports.first().map(|r| r.notices.as_slice()).unwrap_or_default() {
+                    println!("warning: {n}");
+                }
             }
             ExitCode::SUCCESS
         }

@@ -18,6 +18,7 @@ use alloc::vec::Vec;
 use super::error::{ExecError, Site};
 use super::execute::{run_warp, Arrival, Counters, StepCx, Stop};
 use super::memory::{AddressLayout, GlobalMemory};
+use super::notice::Notices;
 use super::program::{BarKind, Program};
 use super::semantics::memory_ops::{Accessed, MemCtx};
 use super::stream::{CtaTrace, WarpTrace};
@@ -51,6 +52,8 @@ pub struct LaunchCx<'a> {
     pub kernel: &'a str,
     /// Record result values in the stream.
     pub values: bool,
+    /// What the run will tell its user.
+    pub notices: &'a mut Notices,
 }
 
 /// A CTA being executed.
@@ -168,6 +171,7 @@ impl CtaExec {
             trace,
             values: cx.values,
             acc,
+            notices: cx.notices,
         };
         run_warp(w, &mut step, limit)
     }

@@ -12,6 +12,7 @@ use super::budget;
 use super::calls;
 use super::error::{ExecError, Fault, Site};
 use super::memory::AccessFault;
+use super::notice::{Notice, NoticeKind, Notices};
 use super::program::{BarKind, DInst, Dst, FuncCode, Op, Program};
 use super::semantics::bits::{self, Bits3};
 use super::semantics::memory_ops::{self, Accessed, MemCtx};
@@ -81,6 +82,8 @@ pub struct StepCx<'a> {
     pub values: bool,
     /// Scratch for memory addresses.
     pub acc: Accessed,
+    /// What the run will tell its user (divisions by zero, …).
+    pub notices: &'a mut Notices,
 }
 
 impl StepCx<'_> {
@@ -173,6 +176,19 @@ fn budget_exceeded(w: &mut Warp, cx: &mut StepCx<'_>) -> ExecError {
     }
 }
 
+/// Notes a division by zero in lanes `zero` (the first site, thread and CTA are kept).
+#[cold]
+fn divided_by_zero(w: &Warp, cx: &mut StepCx<'_>, func: &FuncCode, di: &DInst, zero: u32) {
+    let lanes = u64::from(zero.count_ones());
+    if cx.notices.add(NoticeKind::DivisionByZero, lanes) {
+        return;
+    }
+    let lane = zero.trailing_zeros() as usize;
+    let thread = [0, 1, 2].map(|d| w.tid.get(d).and_then(|t| t.get(lane)).copied().unwrap_or(0));
+    let site = cx.site(func, di);
+    cx.notices.first(Notice { kind: NoticeKind::DivisionByZero, site, thread, cta: cx.env.ctaid, lanes });
+}
+
 fn record(w: &Warp, cx: &mut StepCx<'_>, func: u32, di: &DInst, pc: u32, masks: (u32, u32), what: (RecordKind, u32)) {
     let Some(t) = cx.trace.as_deref_mut() else { return };
     let (kind, aux) = what;
@@ -232,7 +248,12 @@ fn step(
     let e = &env;
     let alu = Ok((RecordKind::Alu, 0));
     match &di.op {
-        Op::Int { op, ty, sat, d, a, b, c } => int::exec(w, e, *op, *ty, *sat, *d, *a, *b, *c, m),
+        Op::Int { op, ty, sat, d, a, b, c } => {
+            let zero = int::exec(w, e, *op, *ty, *sat, *d, *a, *b, *c, m);
+            if zero != 0 {
+                divided_by_zero(w, cx, func, di, zero);
+            }
+        }
         Op::Bfi { ty, d, a, b, c, e: len } => bits::exec_bfi(w, e, *ty, *d, *a, *b, *c, *len, m),
         Op::Carry { op, ty, cin, cout, d, a, b, c } => {
             int::exec_carry(w, e, *op, *ty, (*cin, *cout), *d, (*a, *b, *c), m)

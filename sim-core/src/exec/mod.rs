@@ -41,6 +41,7 @@ pub mod execute;
 pub mod image;
 pub mod launch;
 pub mod memory;
+pub mod notice;
 pub mod op;
 pub mod plan;
 pub mod program;
@@ -60,6 +61,7 @@ pub use launch::{
     BufferSpec, Init, LaunchSetup, LaunchStep, ParamSpec, Repeat, ScalarSpec, ScalarValue, DEFAULT_BUDGET,
 };
 pub use memory::{FaultReason, Space};
+pub use notice::{Notice, NoticeKind};
 pub use plan::{LaunchError, Plan};
 pub use propose::propose_launch;
 pub use run::{run, LaunchStats, Progress, Run, RunOptions, RunResult};

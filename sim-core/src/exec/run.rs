@@ -23,6 +23,7 @@ use super::execute::Counters;
 use super::image;
 use super::launch::{buffer_bytes, LaunchSetup};
 use super::memory::{AddressLayout, GlobalMemory, RegionKind};
+use super::notice::{Notice, Notices};
 use super::plan::{plan, Plan, PoolEntry};
 use super::program::Program;
 use super::stream::{CtaTrace, TraceOptions};
@@ -85,6 +86,17 @@ pub struct RunResult {
     /// Accesses past a buffer's requested length that stayed inside its allocation granule.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// Behaviour the PTX ISA leaves to the machine that the kernel relied on (divisions by zero),
+    /// each with its first site; [`RunResult::locate`] fills in their lines.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notices: Vec<Notice>,
+}
+
+impl RunResult {
+    /// Fills in the notices' line numbers from the source text the module was compiled from.
+    pub fn locate(&mut self, src: &str) {
+        self.notices.iter_mut().for_each(|n| n.locate(src));
+    }
 }
 
 /// A run in progress.
@@ -111,6 +123,7 @@ pub struct Run {
     trace_sizes: Vec<[usize; 3]>,
     finished: Option<Result<(), ExecError>>,
     ctas_started: u64,
+    notices: Notices,
 }
 
 impl Run {
@@ -158,7 +171,13 @@ impl Run {
             trace_sizes: Vec::new(),
             finished: None,
             ctas_started: 0,
+            notices: Notices::default(),
         })
+    }
+
+    /// What the run has to tell its user so far (divisions by zero, …).
+    pub fn notices(&self) -> &[Notice] {
+        self.notices.list()
     }
 
     /// Instructions executed so far.
@@ -237,6 +256,7 @@ impl Run {
                 budget: self.budget,
                 kernel: &step.name,
                 values: self.trace.values,
+                notices: &mut self.notices,
             };
             if cta.run(&mut cx, remaining)? {
                 let kernel = step.name.clone();
@@ -406,6 +426,7 @@ impl Run {
             launches: self.launches.clone(),
             rounds: self.round,
             warnings,
+            notices: self.notices.list().to_vec(),
         })
     }
 }

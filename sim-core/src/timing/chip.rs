@@ -338,6 +338,7 @@ impl ChipRun {
             memory,
             cta_park_requests: residency.parks,
             residency,
+            notices: feed.notices(),
             config: self.scheme.echo(),
         }
     }

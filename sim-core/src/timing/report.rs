@@ -349,11 +349,22 @@ pub struct Report {
     /// CTA switches and the cost of moving registers (listed only when a scheme moved any).
     #[serde(default, skip_serializing_if = "ResidencyStats::is_empty")]
     pub residency: ResidencyStats,
+    /// What the functional run has to tell its user (divisions by zero, …: behaviour PTX leaves
+    /// to the machine), each with its first site; [`Report::locate`] fills in their lines.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notices: Vec<crate::exec::Notice>,
     /// The scheme's full config, every parameter with its value (defaults included); as a
     /// `--scheme-file` entry it reproduces this run's scheme. Kept last: the pinned digests hash
     /// the report without it.
     #[serde(default)]
     pub config: SchemeSpec,
+}
+
+impl Report {
+    /// Fills in the notices' line numbers from the source text the module was compiled from.
+    pub fn locate(&mut self, src: &str) {
+        self.notices.iter_mut().for_each(|n| n.locate(src));
+    }
 }
 
 /// What a scheme's residency actions did and cost, summed over SMs.

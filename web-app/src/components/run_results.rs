@@ -51,6 +51,7 @@ pub fn run_results(props: &RunResultsProps) -> Html {
                 <button type="button" id="download-json" onclick={json}>{ "Report JSON" }</button>
                 <button type="button" id="download-csv" onclick={csv}>{ "CSV" }</button>
             </div>
+            { notices(reports) }
             <div class="summary">{ table(&summary(reports)) }</div>
             { host_time(&props.run.host) }
             <div class="charts">
@@ -64,6 +65,20 @@ pub fn run_results(props: &RunResultsProps) -> Html {
                 { bar("reads-per-value", "Reads per produced value", None, rc::reads_per_value(reports)) }
             </div>
         </section>
+    }
+}
+
+/// What the functional run (shared by every scheme) has to tell the user: divisions by zero and
+/// other behaviour PTX leaves to the machine, each with its line.
+fn notices(reports: &[Report]) -> Html {
+    let list = reports.first().map(|r| r.notices.as_slice()).unwrap_or_default();
+    if list.is_empty() {
+        return html! {};
+    }
+    html! {
+        <ul class="run-notices" id="run-notices" role="status">
+            { for list.iter().map(|n| html! { <li>{ format!("Warning: {n}") }</li> }) }
+        </ul>
     }
 }
 

@@ -153,16 +153,43 @@ fn min_max(k: Ext, x: u64, y: u64, max: bool) -> u64 {
     k.ext(if pick_x { x } else { y })
 }
 
-/// Executes a two- or three-operand integer instruction.
+/// The lanes of `mask` whose divisor in `b` is zero (in the type's width).
+fn zero_divisors(k: Ext, b: &Lanes, mask: u32) -> u32 {
+    let mut zero = 0;
+    for (lane, &y) in b.iter().enumerate().take(32) {
+        if mask & (1 << lane) != 0 && k.zx(y) == 0 {
+            zero |= 1 << lane;
+        }
+    }
+    zero
+}
+
+/// Executes a two- or three-operand integer instruction; returns the lanes of `mask` that
+/// divided by zero (`div` and `rem` only; [`super::super::notice`] reports them).
 #[allow(clippy::too_many_arguments, reason = "the operands of one PTX instruction")]
-pub fn exec(w: &mut Warp, env: &Env, op: IntOp, ty: IntTy, sat: bool, d: Dst, a: Src, b: Src, c: Src, mask: u32) {
+pub fn exec(
+    w: &mut Warp,
+    env: &Env,
+    op: IntOp,
+    ty: IntTy,
+    sat: bool,
+    d: Dst,
+    a: Src,
+    b: Src,
+    c: Src,
+    mask: u32,
+) -> u32 {
     let mut t = [ZERO; 3];
     let [ta, tb, tc] = &mut t;
     let k = Ext::new(ty);
     let mut out = ZERO;
+    let mut zero = 0;
     {
         let av = w.read(a, env, ta);
         let bv = w.read(b, env, tb);
+        if matches!(op, IntOp::Div | IntOp::Rem) {
+            zero = zero_divisors(k, bv, mask);
+        }
         match op {
             IntOp::Add if sat => map2(&mut out, av, bv, |x, y| k.clamp(k.wide(x) + k.wide(y))),
             IntOp::Sub if sat => map2(&mut out, av, bv, |x, y| k.clamp(k.wide(x) - k.wide(y))),
@@ -195,6 +222,7 @@ pub fn exec(w: &mut Warp, env: &Env, op: IntOp, ty: IntTy, sat: bool, d: Dst, a:
         }
     }
     w.write(d, &out, mask);
+    zero
 }
 
 fn exec_mad(out: &mut Lanes, k: Ext, op: IntOp, sat: bool, av: &Lanes, bv: &Lanes, cv: &Lanes) {

@@ -169,6 +169,10 @@ impl CtaSource for ExecSource {
     fn total_ctas(&self) -> Option<u64> {
         self.total
     }
+
+    fn notices(&self) -> Vec<crate::exec::Notice> {
+        self.run.notices().to_vec()
+    }
 }
 
 #[cfg(test)]

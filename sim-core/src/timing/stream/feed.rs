@@ -122,6 +122,11 @@ impl Feed {
         self.source.total_ctas()
     }
 
+    /// What the functional run behind the source has to tell its user so far.
+    pub fn notices(&self) -> alloc::vec::Vec<crate::exec::Notice> {
+        self.source.notices()
+    }
+
     /// CTAs held in the window.
     pub fn window_len(&self) -> usize {
         self.window.len()

@@ -49,6 +49,10 @@ impl<S: CtaSource> CtaSource for TimedSource<S> {
         r
     }
 
+    fn notices(&self) -> alloc::vec::Vec<crate::exec::Notice> {
+        self.inner.notices()
+    }
+
     fn total_ctas(&self) -> Option<u64> {
         self.inner.total_ctas()
     }

@@ -196,6 +196,11 @@ pub trait CtaSource {
     fn total_ctas(&self) -> Option<u64> {
         None
     }
+
+    /// What the functional run has to tell its user so far (divisions by zero, …).
+    fn notices(&self) -> Vec<crate::exec::Notice> {
+        Vec::new()
+    }
 }
 
 /// A source over CTAs held in memory (tests, replays).

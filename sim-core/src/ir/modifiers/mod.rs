@@ -208,7 +208,9 @@ pub struct Modifiers {
     pub bmma_op: Option<BoolOp>,
     /// `.multicast::cluster` of `cp.async.bulk`.
     pub multicast: bool,
-    /// Operand selectors, secondary operation and `vmad` forms of the scalar video instructions.
+    /// Operand selectors, secondary operation and `vmad` forms of the scalar video instructions
+    /// (left out of the serialised form when empty, so other instructions serialise as before).
+    #[serde(default, skip_serializing_if = "VideoMods::is_empty")]
     pub video: VideoMods,
 }
 

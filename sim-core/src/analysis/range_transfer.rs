@@ -49,10 +49,17 @@ pub(crate) fn transfer(inst: &Inst, def: u32, dest: Interp, r: &dyn Reader) -> I
         Opcode::Cvt => cvt(inst, r).unwrap_or(full),
         Opcode::Ld | Opcode::Ldu => load(inst, t, r).unwrap_or(full),
         Opcode::Shfl if def == 0 => inst.operands.get(1).map_or(full, |op| r.operand(op, dest)),
+        // Half results are 1.0, packed sources a 16-bit mask or 1.0 per half: no small range.
+        Opcode::Set if is_half(t) || inst.types.last().is_some_and(|s| matches!(s, Type::F16x2 | Type::Bf16x2)) => full,
         Opcode::Set => Interval::new(-1, 0),
+        op if op.is_video() => full,
         _ if t.is_integer() => arithmetic(inst, interp_of(t), r).unwrap_or(full),
         _ => full,
     }
+}
+
+fn is_half(t: Type) -> bool {
+    matches!(t, Type::F16 | Type::F16x2 | Type::Bf16 | Type::Bf16x2)
 }
 
 fn src(inst: &Inst, i: usize) -> Option<&Operand> {

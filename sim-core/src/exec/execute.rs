@@ -264,6 +264,10 @@ fn step(
         Op::Dp2a { a_signed, b_signed, hi, d, a, b, c } => {
             bits::exec3(w, e, Bits3::Dp2a(*a_signed, *b_signed, *hi), *d, *a, *b, *c, m)
         }
+        Op::CvtPackSat { bits, signed, d, a, b, c } => {
+            super::semantics::convert::exec_pack_sat(w, e, *bits, *signed, *d, *a, *b, *c, m)
+        }
+        Op::Video { spec, d, a, b, c } => super::semantics::video::exec(w, e, spec, *d, *a, *b, *c, m),
         Op::Prmt { mode, d, a, b, c } => bits::exec3(w, e, Bits3::Prmt(*mode), *d, *a, *b, *c, m),
         Op::Lop3 { d, a, b, c, lut } => bits::exec3(w, e, Bits3::Lop3(*lut), *d, *a, *b, *c, m),
         Op::Shf { left, clamp, d, a, b, c } => bits::exec3(w, e, Bits3::Shf(*left, *clamp), *d, *a, *b, *c, m),
@@ -272,8 +276,8 @@ fn step(
         Op::Setp { cmp, ty, ftz, d, d2, a, b, combine } => {
             compare::exec_setp(w, e, (*cmp, *ty, *ftz), *d, *d2, *a, *b, *combine, m)
         }
-        Op::Set { cmp, ty, ftz, float_out, d, a, b, combine } => {
-            compare::exec_set(w, e, (*cmp, *ty, *ftz, *float_out), *d, *a, *b, *combine, m)
+        Op::Set { cmp, ty, ftz, one, d, a, b, combine } => {
+            compare::exec_set(w, e, (*cmp, *ty, *ftz, *one), *d, *a, *b, *combine, m)
         }
         Op::Selp { d, a, b, p } => compare::exec_selp(w, e, *d, *a, *b, *p, m),
         Op::Slct { ty, d, a, b, c } => compare::exec_slct(w, e, *ty, *d, *a, *b, *c, m),
@@ -346,8 +350,10 @@ fn step(
             wmma::exec_mma(w, e, *shape, *types, d, (a, b, c), m);
             return Ok((RecordKind::Warp, 0));
         }
-        Op::Mma { shape, types, layout, d, a, b, c } => {
-            if !tensor::exec_mma(w, e, *shape, *types, *layout, d, (a, b, c), m) {
+        Op::Mma { shape, types, layout, satfinite, d, a, b, c } => {
+            if super::semantics::tensor_int::is_integer_mma(*shape, *types, *layout) {
+                super::semantics::tensor_int::exec_mma_int(w, e, *shape, *types, *satfinite, d, (a, b, c), m);
+            } else if !tensor::exec_mma(w, e, *shape, *types, *layout, d, (a, b, c), m) {
                 return Err(unsupported(cx, func, di, "this mma shape or type combination is not modelled"));
             }
             return Ok((RecordKind::Warp, 0));

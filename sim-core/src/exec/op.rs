@@ -190,6 +190,21 @@ pub enum Op {
         b: Src,
         c: Src,
     },
+    CvtPackSat {
+        bits: u32,
+        signed: bool,
+        d: Dst,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    Video {
+        spec: super::semantics::video::VideoSpec,
+        d: Dst,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
     Prmt {
         mode: Option<PrmtMode>,
         d: Dst,
@@ -241,7 +256,9 @@ pub enum Op {
         cmp: CmpOp,
         ty: CmpTy,
         ftz: bool,
-        float_out: bool,
+        /// The bits a true result writes (per half for packed comparisons): all ones for an
+        /// integer destination, 1.0 in a float one.
+        one: u64,
         d: Dst,
         a: Src,
         b: Src,
@@ -388,6 +405,8 @@ pub enum Op {
         shape: (u16, u16, u16),
         types: [Type; 4],
         layout: (Layout, Layout),
+        /// `.satfinite`: integer results clamp to the `.s32` range instead of wrapping.
+        satfinite: bool,
         d: Box<[Dst]>,
         a: Box<[Src]>,
         b: Box<[Src]>,
@@ -439,6 +458,8 @@ impl Op {
             | Op::Dp4a { d, .. }
             | Op::Dp2a { d, .. }
             | Op::Prmt { d, .. }
+            | Op::Video { d, .. }
+            | Op::CvtPackSat { d, .. }
             | Op::Lop3 { d, .. }
             | Op::Shf { d, .. }
             | Op::Float { d, .. }

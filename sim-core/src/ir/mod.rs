@@ -26,6 +26,7 @@ pub mod modifiers;
 pub mod module;
 pub mod opcode;
 pub mod print_inst;
+pub mod print_video;
 pub mod query;
 pub mod scheme;
 #[cfg(test)]

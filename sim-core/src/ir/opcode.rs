@@ -313,6 +313,25 @@ opcodes! {
     Stacksave = "stacksave",
     /// `stackrestore`.
     Stackrestore = "stackrestore",
+    // Scalar video instructions.
+    /// `vadd`: add selected bytes/half-words/words, with saturation and a secondary op or merge.
+    Vadd = "vadd",
+    /// `vsub`.
+    Vsub = "vsub",
+    /// `vabsdiff`: absolute difference.
+    Vabsdiff = "vabsdiff",
+    /// `vmin`.
+    Vmin = "vmin",
+    /// `vmax`.
+    Vmax = "vmax",
+    /// `vshl`: shift left, amount clamped or wrapped.
+    Vshl = "vshl",
+    /// `vshr`: shift right (arithmetic for a signed source).
+    Vshr = "vshr",
+    /// `vmad`: `(a*b) + c` with negations, plus-one and scaling.
+    Vmad = "vmad",
+    /// `vset`: compare to 0/1, with a secondary op or merge.
+    Vset = "vset",
 }
 
 macro_rules! unsupported {
@@ -329,15 +348,6 @@ macro_rules! unsupported {
 }
 
 unsupported! {
-    "vadd",
-    "vsub",
-    "vabsdiff",
-    "vmin",
-    "vmax",
-    "vshl",
-    "vshr",
-    "vmad",
-    "vset",
     "vadd2",
     "vsub2",
     "vavrg2",
@@ -387,6 +397,12 @@ unsupported! {
 }
 
 impl Opcode {
+    /// True for the scalar video instructions (`vadd` … `vset`), whose operands carry selectors.
+    pub fn is_video(self) -> bool {
+        use Opcode::*;
+        matches!(self, Vadd | Vsub | Vabsdiff | Vmin | Vmax | Vshl | Vshr | Vmad | Vset)
+    }
+
     /// True for instructions that end a basic block: the next instruction is not (or not only)
     /// reached by falling through.
     pub fn is_terminator(self) -> bool {

@@ -81,7 +81,11 @@ pub fn write_inst_naming(
         out.write_str(if i == 0 { " " } else { ", " })?;
         match rename {
             Some((at, name)) if at == i => out.write_str(name)?,
-            _ => write_operand(out, names, op)?,
+            _ => {
+                out.write_str(super::print_video::operand_prefix(inst, i))?;
+                write_operand(out, names, op)?;
+                out.write_str(super::print_video::operand_suffix(inst, i))?;
+            }
         }
     }
     Ok(())
@@ -275,6 +279,9 @@ fn modifier_words(w: &mut Words<'_, '_>, inst: &Inst) -> fmt::Result {
         BarrierClusterArrive | BarrierClusterWait => {
             w.opt(m.sem)?;
             w.flag(m.aligned, ".aligned")
+        }
+        Vadd | Vsub | Vabsdiff | Vmin | Vmax | Vshl | Vshr | Vmad | Vset => {
+            super::print_video::video_words(w.out, inst)
         }
         _ => generic_words(w, inst),
     }

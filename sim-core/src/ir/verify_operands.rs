@@ -222,6 +222,7 @@ impl Checker<'_, '_> {
             Vote => alloc::vec![Pred, Pred, u32_],
             Shfl => alloc::vec![t, t, u32_, u32_, u32_],
             Prmt | Dp4a | Dp2a | Shf => alloc::vec![u32_; 4],
+            Vadd | Vsub | Vabsdiff | Vmin | Vmax | Vshl | Vshr | Vmad | Vset => alloc::vec![u32_; 4],
             Lop3 => alloc::vec![t, t, t, t, Any, Pred],
             Activemask => alloc::vec![u32_],
             _ => Vec::new(),

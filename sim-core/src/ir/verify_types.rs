@@ -46,6 +46,7 @@ pub fn type_problems(inst: &Inst) -> Vec<String> {
         Fns | Lop3 | Prmt | Shf | Shfl => allowed(t == Type::B32, &mut out, ".b32"),
         Testp | Copysign => allowed(matches!(t, Type::F32 | Type::F64), &mut out, ".f32 or .f64"),
         Selp | Setp => allowed(t != Type::Pred, &mut out, "a non-predicate type"),
+        Vadd | Vsub | Vabsdiff | Vmin | Vmax | Vshl | Vshr | Vmad | Vset => video_rules(inst, &mut out),
         _ => {}
     }
     int_or_float_rules(inst, t, &mut out);
@@ -58,6 +59,22 @@ pub fn type_problems(inst: &Inst) -> Vec<String> {
         _ => {}
     }
     out
+}
+
+/// Video instructions: every type `.u32` or `.s32`; the shift amount of `vshl`/`vshr` `.u32`.
+fn video_rules(inst: &Inst, out: &mut Vec<String>) {
+    let name = inst.opcode.name();
+    if inst.types.iter().any(|t| !matches!(t, Type::U32 | Type::S32)) {
+        out.push(format!("'{name}' takes .u32 or .s32 types"));
+    }
+    let shift = matches!(inst.opcode, Opcode::Vshl | Opcode::Vshr);
+    if shift && inst.types.get(2) != Some(Type::U32) {
+        out.push(format!("the shift amount of '{name}' is .u32"));
+    }
+    let six = matches!(inst.mods.cmp, Some(CmpOp::Eq | CmpOp::Ne | CmpOp::Lt | CmpOp::Le | CmpOp::Gt | CmpOp::Ge));
+    if inst.opcode == Opcode::Vset && !six {
+        out.push(format!("'{name}' compares with .eq, .ne, .lt, .le, .gt or .ge"));
+    }
 }
 
 fn arith(t: Type) -> bool {

@@ -12,6 +12,7 @@
 //! Nested `{ }` scopes in a body are flat `Enter`/`Leave` statements, so no part of the front end
 //! recurses on nesting depth.
 
+use alloc::boxed::Box;
 use alloc::vec::Vec;
 
 use crate::diagnostic::Span;
@@ -297,6 +298,8 @@ pub enum OperandAst<'a> {
     Pair(Name<'a>, Name<'a>),
     /// `(a, b)`.
     List(Vec<OperandAst<'a>>, Span),
+    /// `-%r1` (a negated register: `vmad`'s sources).
+    Neg(Box<OperandAst<'a>>, Span),
 }
 
 impl OperandAst<'_> {
@@ -312,7 +315,8 @@ impl OperandAst<'_> {
             | OperandAst::Bracket(_, s)
             | OperandAst::Vector(_, s)
             | OperandAst::Sink(s)
-            | OperandAst::List(_, s) => *s,
+            | OperandAst::List(_, s)
+            | OperandAst::Neg(_, s) => *s,
         }
     }
 }

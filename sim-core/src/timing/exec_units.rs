@@ -126,7 +126,7 @@ pub fn classify(inst: &Inst, cfg: &ExecutionConfig) -> (UnitKind, OpTiming) {
         Rcp | Sqrt | Div | Rem => arith_op(Arith::Div),
         Min | Max => arith_op(Arith::Max),
         Mul | Mul24 => arith_op(Arith::Mul),
-        Mad | Mad24 | Madc | Fma | Sad | Dp4a | Dp2a => arith_op(Arith::Mad),
+        Mad | Mad24 | Madc | Fma | Sad | Dp4a | Dp2a | Vmad => arith_op(Arith::Mad),
         _ => arith_op(Arith::Add),
     }
 }

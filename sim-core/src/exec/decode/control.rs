@@ -76,6 +76,7 @@ pub(super) fn decode(o: &Ops<'_, '_>, block: usize) -> R<Op> {
                 shape: (shape.m, shape.n, shape.k),
                 types,
                 layout: (mods.layout_a.unwrap_or(Layout::Row), mods.layout_b.unwrap_or(Layout::Col)),
+                satfinite: mods.satfinite,
                 d: cx.dsts(o.op(0)?)?,
                 a: cx.srcs(o.op(1)?, None)?,
                 b: cx.srcs(o.op(2)?, None)?,

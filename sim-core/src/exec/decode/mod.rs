@@ -12,6 +12,7 @@ mod control;
 mod memory;
 mod operand;
 mod ops;
+mod video;
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;

@@ -183,6 +183,7 @@ fn decode_inner(cx: &FnCx<'_>, inst: &Inst, block: usize) -> R<Op> {
     }
     let is_pred = ty == Some(Type::Pred);
     match inst.opcode {
+        op if op.is_video() => return super::video::decode(&o),
         O::Mov => return decode_mov(&o),
         O::And | O::Or | O::Xor | O::Not if is_pred => {
             let op = int_op(inst).ok_or("logic")?;
@@ -300,9 +301,16 @@ fn decode_other(o: &Ops<'_, '_>, block: usize) -> R<Op> {
                 let (d, d2) = o.pair(0)?;
                 Op::Setp { cmp, ty, ftz: mods.ftz, d, d2, a: o.s(1)?, b: o.s(2)?, combine }
             } else {
-                let float_out = inst.ty() == Some(Type::F32);
+                let packed = matches!(stype, Type::F16x2 | Type::Bf16x2);
+                let one = match inst.ty() {
+                    Some(Type::F32) => u64::from(1.0f32.to_bits()),
+                    Some(Type::F16 | Type::F16x2) => 0x3C00,
+                    Some(Type::Bf16 | Type::Bf16x2) => 0x3F80,
+                    _ if packed => 0xFFFF,
+                    _ => 0xFFFF_FFFF,
+                };
                 let (a, b) = (cx.src(o.op(1)?, Some(stype))?, cx.src(o.op(2)?, Some(stype))?);
-                Op::Set { cmp, ty, ftz: mods.ftz, float_out, d: o.d(0)?, a, b, combine }
+                Op::Set { cmp, ty, ftz: mods.ftz, one, d: o.d(0)?, a, b, combine }
             }
         }
         O::Selp => Op::Selp { d: o.d(0)?, a: o.s(1)?, b: o.s(2)?, p: o.s_untyped(3)? },
@@ -328,6 +336,15 @@ fn decode_other(o: &Ops<'_, '_>, block: usize) -> R<Op> {
             } else {
                 Op::Dp2a { a_signed, b_signed, hi: mods.mul_mode == Some(MulMode::Hi), d, a, b, c }
             }
+        }
+        O::CvtPack => {
+            let to = o.ty()?;
+            if !mods.sat || !matches!(to, Type::U4 | Type::S4 | Type::U8 | Type::S8 | Type::U16 | Type::S16) {
+                return Err(format!("cvt.pack{} to {to} is not modelled", if mods.sat { ".sat" } else { "" }));
+            }
+            let c = if inst.operands.len() > 3 { o.s_untyped(3)? } else { Src::Imm(0) };
+            let (d, a, b) = (o.d(0)?, o.s_untyped(1)?, o.s_untyped(2)?);
+            Op::CvtPackSat { bits: to.bits(), signed: to.is_signed_int(), d, a, b, c }
         }
         O::Prmt => Op::Prmt { mode: mods.prmt, d: o.d(0)?, a: o.s(1)?, b: o.s(2)?, c: o.s_untyped(3)? },
         O::Lop3 if inst.operands.len() == 5 => {

@@ -148,31 +148,35 @@ fn write_pred(w: &mut Warp, d: Dst, bits: u32, mask: u32) {
     }
 }
 
-/// `set`: like `setp` but writes all ones (integer destination) or 1.0 (`f32` destination).
+/// `set`: like `setp` but writes `one` where the result is true: all ones for an integer
+/// destination, 1.0 in the destination's float type. Packed (`.f16x2`/`.bf16x2`) sources compare
+/// each half and write `one` into that half of `d` (a 16-bit mask or 1.0 per half).
 #[allow(clippy::too_many_arguments, reason = "the operands of one PTX instruction")]
 pub fn exec_set(
     w: &mut Warp,
     env: &Env,
-    (cmp, ty, ftz, float_out): (CmpOp, CmpTy, bool, bool),
+    (cmp, ty, ftz, one): (CmpOp, CmpTy, bool, u64),
     d: Dst,
     a: Src,
     b: Src,
     comb: Option<(BoolOp, Src)>,
     mask: u32,
 ) {
+    let halves = if matches!(ty, CmpTy::Float(FTy::F16x2 | FTy::Bf16x2)) { 2 } else { 1 };
     let cmask = comb.map(|(_, c)| w.read_mask(c, env));
     let mut out = ZERO;
     for (lane, o) in out.iter_mut().enumerate() {
-        let r = compare(cmp, ty, ftz, w.read_lane(a, lane, env), w.read_lane(b, lane, env), 0);
-        let r = match (comb, cmask) {
-            (Some((op, _)), Some(cm)) => combine(op, r, (cm >> lane) & 1 == 1),
-            _ => r,
-        };
-        *o = match (r, float_out) {
-            (true, true) => u64::from(1.0f32.to_bits()),
-            (true, false) => 0xFFFF_FFFF,
-            (false, _) => 0,
-        };
+        let (x, y) = (w.read_lane(a, lane, env), w.read_lane(b, lane, env));
+        for half in 0..halves {
+            let r = compare(cmp, ty, ftz, x, y, half);
+            let r = match (comb, cmask) {
+                (Some((op, _)), Some(cm)) => combine(op, r, (cm >> lane) & 1 == 1),
+                _ => r,
+            };
+            if r {
+                *o |= one << (16 * half);
+            }
+        }
     }
     w.write(d, &out, mask);
 }

@@ -219,6 +219,31 @@ pub fn exec(w: &mut Warp, env: &Env, to: Type, from: Type, m: CvtMode, d: Dst, a
     w.write(d, &out, mask);
 }
 
+/// `cvt.pack.sat`: `a` and `b` (signed 32-bit) clamped to the `bits`-wide integer type, `a` above
+/// `b` in the low `2·bits` bits; below 16 bits the rest of `d` is the low bits of `c`.
+pub fn pack_sat(bits: u32, signed: bool, a: u32, b: u32, c: u32) -> u32 {
+    let (lo, hi) = if signed { (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1) } else { (0, (1i64 << bits) - 1) };
+    let mask = (1u64 << bits) - 1;
+    let sat = |v: u32| (i64::from(v as i32).clamp(lo, hi) as u64) & mask;
+    let packed = (sat(a) << bits) | sat(b);
+    let rest = if bits >= 16 { 0 } else { u64::from(c) << (2 * bits) };
+    (packed | rest) as u32
+}
+
+/// Executes `cvt.pack.sat` (`c` is `Src::Imm(0)` in the 16-bit form).
+#[allow(clippy::too_many_arguments, reason = "the operands of one PTX instruction")]
+pub fn exec_pack_sat(w: &mut Warp, env: &Env, bits: u32, signed: bool, d: Dst, a: Src, b: Src, c: Src, mask: u32) {
+    let mut out = ZERO;
+    for (lane, o) in out.iter_mut().enumerate() {
+        if (mask >> lane) & 1 == 0 {
+            continue;
+        }
+        let (x, y, z) = (w.read_lane(a, lane, env), w.read_lane(b, lane, env), w.read_lane(c, lane, env));
+        *o = u64::from(pack_sat(bits, signed, x as u32, y as u32, z as u32));
+    }
+    w.write(d, &out, mask);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -246,5 +271,12 @@ mod tests {
         let sf = CvtMode { satfinite: true, ..RN };
         assert_eq!(convert(Type::E4m3, Type::F32, sf, u64::from(0.40625f32.to_bits())), 0x2D);
         assert_eq!(convert(Type::U64, Type::F64, rzi, 1e300f64.to_bits()), u64::MAX);
+    }
+
+    #[test]
+    fn pack_sat_clamps_and_fills_from_c() {
+        // s4: 9 → 7, −9 → −8 = 0b1000; packed 0x78, then c's low 24 bits above.
+        assert_eq!(pack_sat(4, true, 9, (-9i32) as u32, 0x00AB_CDEF), 0xABCD_EF78);
+        assert_eq!(pack_sat(16, false, 70_000, (-5i32) as u32, 0xFFFF_FFFF), 0xFFFF_0000);
     }
 }

@@ -16,12 +16,14 @@ mod memory;
 mod sync;
 mod tensor;
 mod texture;
+mod video;
 
 pub use arith::*;
 pub use memory::*;
 pub use sync::*;
 pub use tensor::*;
 pub use texture::*;
+pub use video::*;
 
 use super::types::{StateSpace, VecWidth};
 
@@ -206,6 +208,10 @@ pub struct Modifiers {
     pub bmma_op: Option<BoolOp>,
     /// `.multicast::cluster` of `cp.async.bulk`.
     pub multicast: bool,
+    /// Operand selectors, secondary operation and `vmad` forms of the scalar video instructions
+    /// (left out of the serialised form when empty, so other instructions serialise as before).
+    #[serde(default, skip_serializing_if = "VideoMods::is_empty")]
+    pub video: VideoMods,
 }
 
 /// A short list of instruction types in PTX order (`cvt.f32.s32` → `[.f32, .s32]`; `mma` takes

@@ -23,7 +23,14 @@ impl<'a> BodyCx<'_, 'a> {
     pub(super) fn lower_inst(&mut self, inst: &ast::Instruction<'a>) -> Option<Inst> {
         self.pending_labels.clear();
         let errors_before = self.error_count();
-        let decoded = self.decode_modifiers(inst);
+        let mut decoded = self.decode_modifiers(inst);
+        let video_ops;
+        let ast_operands: &[ast::OperandAst<'a>] = if inst.opcode.is_video() {
+            video_ops = self.video_operands(inst, &mut decoded.mods.video);
+            &video_ops
+        } else {
+            &inst.operands
+        };
         let spec = op_spec(inst.opcode);
         let (min, max) = (spec.operands.0 as usize, spec.operands.1 as usize);
         let n = inst.operands.len();
@@ -45,7 +52,7 @@ impl<'a> BodyCx<'_, 'a> {
         let mut operands = Vec::with_capacity(n);
         let call_target = (inst.opcode == Opcode::Call)
             .then(|| usize::from(matches!(inst.operands.first(), Some(ast::OperandAst::List(..)))));
-        for (i, op) in inst.operands.iter().enumerate() {
+        for (i, op) in ast_operands.iter().enumerate() {
             if let (Some(t), ast::OperandAst::Name { name, component: None }) = (call_target, op) {
                 if t == i && !name.text.starts_with('%') {
                     operands.push(self.call_target(*name));

@@ -16,6 +16,7 @@ mod mods;
 mod mods_info;
 mod operand;
 mod opspec;
+mod video;
 
 use alloc::collections::BTreeMap;
 use alloc::format;

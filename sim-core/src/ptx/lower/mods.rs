@@ -15,7 +15,7 @@ use crate::ir::{
     AtomOp, BarMode, BoolOp, CacheLevel, CacheOp, CmpOp, Completion, Component, Eviction, Frag, FunnelMode, IncDec,
     Layout, MatchMode, MatrixCount, MemSem, Modifiers, MulMode, PolicyKind, Precision, PrefetchSize, PrmtMode,
     ProxyKind, ReduceOp, Rounding, Scope, Shape, ShflMode, ShiftDir, StateSpace, SurfClamp, SurfMode, TestpOp, TexGeom,
-    TexLod, TexQuery, Type, TypeList, VecWidth, VoteMode,
+    TexLod, TexQuery, Type, TypeList, VecWidth, VideoOp2, VideoScale, VoteMode,
 };
 
 /// A kind of modifier (which field of [`Modifiers`] it fills).
@@ -87,6 +87,12 @@ pub enum Kind {
     Oob,
     Mmio,
     MbarrierInit,
+    /// Secondary operation of a video instruction (`.add`, `.min`, `.max`).
+    VideoOp2,
+    /// `vmad` scaling (`.shr7`, `.shr15`).
+    VideoScale,
+    /// `vmad.po`.
+    Po,
 }
 
 /// A word recognised as a modifier of some kind.
@@ -131,6 +137,8 @@ enum Interp {
     IncDec(IncDec),
     Bmma(BoolOp),
     Policy(PolicyKind),
+    VideoOp2(VideoOp2),
+    VideoScale(VideoScale),
 }
 
 /// The spelling of each flag kind.
@@ -163,6 +171,7 @@ pub(super) fn flag_word(kind: Kind) -> Option<&'static str> {
         Kind::Oob => ".oob",
         Kind::Mmio => ".mmio",
         Kind::MbarrierInit => ".mbarrier_init",
+        Kind::Po => ".po",
         _ => return None,
     })
 }
@@ -210,6 +219,8 @@ fn parse_as(kind: Kind, word: &str) -> Option<Interp> {
         Kind::Completion => Completion::from_keyword(word).map(Interp::Completion),
         Kind::IncDec => IncDec::from_keyword(word).map(Interp::IncDec),
         Kind::Policy => PolicyKind::from_keyword(word).map(Interp::Policy),
+        Kind::VideoOp2 => VideoOp2::from_keyword(word).map(Interp::VideoOp2),
+        Kind::VideoScale => VideoScale::from_keyword(word).map(Interp::VideoScale),
         Kind::Bmma => match word {
             ".xor" => Some(Interp::Bmma(BoolOp::Xor)),
             ".and" => Some(Interp::Bmma(BoolOp::And)),
@@ -318,6 +329,8 @@ impl Decoded {
             Interp::IncDec(v) => set(&mut m.inc_dec, v, word),
             Interp::Bmma(v) => set(&mut m.bmma_op, v, word),
             Interp::Policy(v) => set(&mut m.policy, v, word),
+            Interp::VideoOp2(v) => set(&mut m.video.op2, v, word),
+            Interp::VideoScale(v) => set(&mut m.video.scale, v, word),
             Interp::Flag(kind) => self.apply_flag(kind, word),
         }
     }
@@ -351,6 +364,7 @@ impl Decoded {
             Kind::Oob => &mut m.oob,
             Kind::Mmio => &mut m.mmio,
             Kind::MbarrierInit => &mut m.mbarrier_init,
+            Kind::Po => &mut m.video.po,
             // `.popc` of binary mma is implied by the bit op; it is written back from `bmma_op`.
             Kind::Popc => {
                 return if m.bmma_op.is_some() {

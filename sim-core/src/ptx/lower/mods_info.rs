@@ -13,7 +13,7 @@ use crate::ir::{
     AtomOp, BarMode, BoolOp, CacheLevel, CacheOp, CmpOp, Completion, Component, Eviction, Frag, FunnelMode, IncDec,
     Layout, MatchMode, MatrixCount, MemSem, Modifiers, MulMode, PolicyKind, Precision, PrefetchSize, PrmtMode,
     ProxyKind, ReduceOp, Rounding, Scope, ShflMode, ShiftDir, StateSpace, SurfClamp, SurfMode, TestpOp, TexGeom,
-    TexLod, TexQuery, Type, VecWidth, VoteMode,
+    TexLod, TexQuery, Type, VecWidth, VideoOp2, VideoScale, VoteMode,
 };
 
 /// Every spelling of `kind` (for hints).
@@ -61,6 +61,8 @@ fn spellings(kind: Kind) -> Vec<&'static str> {
         Kind::Completion => all(Completion::ALL, Completion::as_str),
         Kind::IncDec => all(IncDec::ALL, IncDec::as_str),
         Kind::Policy => all(PolicyKind::ALL, PolicyKind::as_str),
+        Kind::VideoOp2 => all(VideoOp2::ALL, VideoOp2::as_str),
+        Kind::VideoScale => all(VideoScale::ALL, VideoScale::as_str),
         _ => Vec::new(),
     }
 }
@@ -105,6 +107,7 @@ pub fn is_set(kind: Kind, m: &Modifiers) -> bool {
         Kind::IncDec => m.inc_dec.is_some(),
         Kind::Policy => m.policy.is_some(),
         Kind::Sync => m.sync,
+        Kind::Funnel => m.funnel.is_some(),
         _ => true,
     }
 }
@@ -135,6 +138,7 @@ pub fn describe(kind: Kind) -> &'static str {
         Kind::IncDec => "direction (.inc or .dec)",
         Kind::Policy => "policy kind (.fractional, .range or .cvt)",
         Kind::Sync => ".sync",
+        Kind::Funnel => "shift mode (.clamp or .wrap)",
         _ => "modifier",
     }
 }

@@ -147,6 +147,8 @@ impl<'a> BodyCx<'_, 'a> {
                 .map(|item| self.operand(usize::MAX, item))
                 .collect::<Result<Vec<_>, _>>()
                 .map(Operand::List),
+            OperandAst::Neg(_, span) => Err(Diagnostic::error(*span, "a register cannot be negated here")
+                .with_hint("only the sources of 'vmad' take '-'; negate with 'neg' first")),
         }
     }
 

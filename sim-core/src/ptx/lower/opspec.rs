@@ -134,6 +134,10 @@ pub fn op_spec(op: Opcode) -> OpSpec {
         O::Nanosleep => spec(&[], (1, 1), (1, 1), &[]),
         O::Alloca => spec(&[Space], (1, 1), (2, 3), &[]),
         O::Stacksave | O::Stackrestore => spec(&[], (1, 1), (1, 1), &[]),
+        O::Vadd | O::Vsub | O::Vabsdiff | O::Vmin | O::Vmax => spec(&[Sat, VideoOp2], (3, 3), (3, 4), &[]),
+        O::Vshl | O::Vshr => spec(&[Sat, Funnel, VideoOp2], (3, 3), (3, 4), &[Funnel]),
+        O::Vmad => spec(&[Sat, VideoScale, Po], (3, 3), (4, 4), &[]),
+        O::Vset => spec(&[Cmp, VideoOp2], (2, 2), (3, 4), &[Cmp]),
     }
 }
 

@@ -10,6 +10,7 @@
 //! }
 //! ```
 
+use alloc::boxed::Box;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -257,6 +258,12 @@ impl<'a> Parser<'a> {
                 self.pos += 1;
                 Ok(OperandAst::Not(self.name("a predicate after '!'")?))
             }
+            (TokenKind::Punct, "-") if self.negated_name_follows() => {
+                let start = self.here();
+                self.pos += 1;
+                let inner = self.name_operand()?;
+                Ok(OperandAst::Neg(Box::new(inner), start.join(self.prev_span())))
+            }
             (TokenKind::Punct, "-") | (TokenKind::Integer | TokenKind::Float, _) => {
                 let (lit, span) = self.literal()?;
                 Ok(OperandAst::Literal(lit, span))
@@ -267,6 +274,11 @@ impl<'a> Parser<'a> {
                 Err(self.error(t.span, format!("expected an operand, found {found}")))
             }
         }
+    }
+
+    /// True at a `-` followed by a name (`-%r1`), not a negative number.
+    fn negated_name_follows(&self) -> bool {
+        self.tokens.get(self.pos + 1).is_some_and(|t| matches!(t.kind, TokenKind::Ident | TokenKind::Register))
     }
 
     /// `%r1`, `%tid.x`, `sym+4`, `p|q`, `_`.

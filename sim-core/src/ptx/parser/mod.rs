@@ -271,17 +271,22 @@ impl<'a> Parser<'a> {
 
     /// `+N`, `-N` or `+-N` after a base; 0 if there is none.
     fn offset(&mut self) -> PResult<i64> {
-        if !(self.at_punct("+") || self.at_punct("-")) {
-            return Ok(0);
-        }
-        let mut negative = false;
+        let mut total: i64 = 0;
+        // A sum of signed terms: `+8`, `+-8`, `-8`, `+4+4` (a constant expression ptxas folds).
         while self.at_punct("+") || self.at_punct("-") {
-            negative ^= self.at_punct("-");
-            self.pos += 1;
+            let mut negative = false;
+            while self.at_punct("+") || self.at_punct("-") {
+                negative ^= self.at_punct("-");
+                self.pos += 1;
+            }
+            let (v, span) = self.u64_literal("an offset")?;
+            let v = i64::try_from(v).map_err(|_| self.error(span, "offset does not fit in 64 signed bits"))?;
+            let term = if negative { v.checked_neg() } else { Some(v) };
+            total = term
+                .and_then(|t| total.checked_add(t))
+                .ok_or_else(|| self.error(span, "offset does not fit in 64 signed bits"))?;
         }
-        let (v, span) = self.u64_literal("an offset")?;
-        let v = i64::try_from(v).map_err(|_| self.error(span, "offset does not fit in 64 signed bits"))?;
-        Ok(if negative { -v } else { v })
+        Ok(total)
     }
 }
 

@@ -42,6 +42,7 @@ pub const NOTES: &[ModelNote] = &[
     ModelNote::modelled("ACRF/PCRF split: the occupancy calculator sees acrf_kb of registers (active CTAs, full allocation); pending CTAs keep only their live registers in the PCRF (pcrf_kb)."),
     ModelNote::modelled("When every warp of an active CTA waits on a load (or at a barrier, one at least on a load): move its live registers to the PCRF if they fit and activate a ready pending CTA (restoring its live registers), else a CTA that never ran; if they do not fit, swap with a ready pending CTA when the PCRF space after the swap suffices, else count a pcrf_full_stall."),
     ModelNote::modelled("Move cost: pcrf_latency cycles, then one warp-register per cycle (pipelined) or pcrf_latency per warp-register; each warp-register moved is an ACRF read and a PCRF write (or the reverse)."),
+    ModelNote::assumption("In a swap the stalled CTA's registers go out while the pending CTA's come back (the paper's \"meanwhile\"): the longer chain sets the cycles; the incoming CTA issues after them."),
     ModelNote::modelled("Live-vector cache (direct-mapped by sid, live_vector_cache_entries): a miss reads 8 bytes through L1/L2/DRAM and the switch decision waits for it."),
     ModelNote::modelled("storage_bytes: status monitor (2 × 2 bits × max CTAs) + vector cache (12 B × entries) + PCRF pointer table (max CTAs × (pointer + 6) bits) + PCRF tags (entries × (pointer + 6 + 5) bits) + 2.4 KB switching logic."),
     ModelNote::assumption("A warp's live registers are the live-in units of the instruction it last stalled before (liveness of virtual units, capped at the allocation); a warp the scheme never saw stall (at a barrier) keeps its full allocation."),
@@ -189,7 +190,8 @@ impl FineReg {
         c.acrf_writes += back;
         c.switches += 1;
         let n = need + back;
-        let cost = MoveCost { cycles: self.cfg.move_cycles(n), rf_reads: n, rf_writes: n };
+        // The two chains move at once ("meanwhile", the paper's §IV-E): the longer one sets the time.
+        let cost = MoveCost { cycles: self.cfg.move_cycles(need.max(back)), rf_reads: n, rf_writes: n };
         self.pool.park(a);
         self.pool.activate(b);
         out.residency.push(ResidencyAction::Swap { park: a, activate: b, cost });

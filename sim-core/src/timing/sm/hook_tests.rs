@@ -441,8 +441,12 @@ fn a_parked_cta_is_reported_ready_when_its_load_is_back() {
     // memory → ParkedCtaReady at R; the activation answered at the end of R lets the add issue
     // at R + 1: one cycle later than the baseline.
     let l = int_add_latency();
-    let ready: Vec<u64> =
-        log.borrow().iter().filter(|(_, e)| matches!(e, ResidencyEvent::ParkedCtaReady { cta: 0 })).map(|x| x.0).collect();
+    let ready: Vec<u64> = log
+        .borrow()
+        .iter()
+        .filter(|(_, e)| matches!(e, ResidencyEvent::ParkedCtaReady { cta: 0 }))
+        .map(|x| x.0)
+        .collect();
     assert_eq!(ready, [base.finish[0] - 1 - l], "once, at R");
     assert_eq!(r.finish[0], base.finish[0] + 1);
     assert_eq!((r.sm.stats().residency.parks, r.sm.stats().residency.cta_switches), (1, 1));

@@ -281,7 +281,9 @@ impl RegisterFileScheme for FineReg {
         self.pool.follow(event);
         match *event {
             ResidencyEvent::CtaAllStalled { cta } => self.stalled(cta, out),
-            ResidencyEvent::ParkedCtaReady { cta } if self.pool.free_slots > 0 => {
+            ResidencyEvent::ParkedCtaReady { cta }
+                if self.pool.free_slots > 0 && self.pool.ctas.get(&cta).is_some_and(|c| !c.active) =>
+            {
                 self.pool.free_slots -= 1;
                 self.restore(cta, out);
             }

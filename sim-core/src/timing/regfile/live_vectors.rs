@@ -98,6 +98,23 @@ mod tests {
         assert_eq!((c.hits, c.misses), (1, 2));
     }
 
+    /// The kernel of `tests/cases/timing/finereg_park.ptx`: a warp stalled before sid 5 (waiting
+    /// for %rd1 from ld.param) keeps %rd1 and %rd2 (4 units); before sid 7 (waiting for the
+    /// loaded %r2) it keeps %r2 and the address %rd3 (3 units).
+    #[test]
+    fn live_in_per_sid_from_the_decoded_program() {
+        let src = ".version 7.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 buf)\n{\n\
+            .reg .u32 %r<6>;\n.reg .u64 %rd<4>;\nld.param.u64 %rd1, [buf];\nmov.u32 %r1, %ctaid.x;\n\
+            mov.u32 %r4, %tid.x;\nmad.lo.u32 %r5, %r1, 64, %r4;\nmul.wide.u32 %rd2, %r5, 4;\n\
+            add.u64 %rd3, %rd1, %rd2;\nld.global.u32 %r2, [%rd3];\nadd.u32 %r3, %r2, 1;\n\
+            st.global.u32 [%rd3], %r3;\nret;\n}\n";
+        let module = crate::ptx::compile(src).unwrap_or_default();
+        let program = Program::decode(&module, &crate::gpu::presets::hopper_h100());
+        let t = LiveTable::of(&program);
+        assert_eq!((t.live(5, 255), t.live(7, 255), t.live(9, 255)), (4, 3, 0));
+        assert_eq!(t.live(5, 2), 2, "capped at the allocation");
+    }
+
     #[test]
     fn live_counts_are_capped_by_the_allocation() {
         let t = LiveTable { live: vec![3, 9] };

@@ -19,7 +19,7 @@ use alloc::vec::Vec;
 use crate::gpu::GpuConfig;
 use crate::occupancy::{self, OccupancyInput};
 use crate::timing::program::Program;
-use crate::timing::regfile::RegisterFileScheme;
+use crate::timing::regfile::{CtaFootprint, RegisterFileScheme};
 use crate::timing::report::KernelPlacement;
 use crate::timing::sm::Sm;
 use crate::timing::stream::feed::Feed;
@@ -29,7 +29,8 @@ use crate::timing::TimingError;
 /// The dispatcher of one run.
 #[derive(Clone, Debug, Default)]
 pub struct Dispatcher {
-    placements: BTreeMap<LaunchShape, (KernelPlacement, u32)>,
+    /// Per shape: placement, registers per CTA, resident CTAs per SM the scheme admits.
+    placements: BTreeMap<LaunchShape, (KernelPlacement, u32, u32)>,
     /// Kernel placements in order of first appearance.
     pub order: Vec<LaunchShape>,
     /// The next CTA (feed index) to dispatch.
@@ -52,9 +53,9 @@ impl Dispatcher {
         gpu: &GpuConfig,
         scheme: &dyn RegisterFileScheme,
         regs_override: Option<u32>,
-    ) -> Result<(u32, u32), TimingError> {
-        if let Some((p, regs)) = self.placements.get(&shape) {
-            return Ok((p.ctas_per_sm, *regs));
+    ) -> Result<(u32, u32, u32), TimingError> {
+        if let Some((p, regs, resident)) = self.placements.get(&shape) {
+            return Ok((p.ctas_per_sm, *regs, *resident));
         }
         let kernel = program
             .kernels
@@ -84,14 +85,28 @@ impl Dispatcher {
         };
         let ctas = placement.ctas_per_sm;
         let cta_registers = regs.saturating_mul(shape.threads);
-        self.placements.insert(shape, (placement, cta_registers));
+        let first = program.func_base.get(&kernel.function.raw()).copied().unwrap_or(0);
+        let end =
+            program.func_base.values().copied().filter(|&b| b > first).min().unwrap_or(program.insts.len() as u32);
+        let footprint = CtaFootprint {
+            slots_limit: ctas,
+            threads: shape.threads,
+            warps: shape.threads.div_ceil(gpu.warp_size().max(1)),
+            registers_per_thread: regs,
+            shared_bytes: kernel.static_shared_bytes + u64::from(shape.dynamic_smem),
+            sids: (first, end),
+            program,
+        };
+        // A scheme may keep more CTAs resident than the slots allow (parked ones).
+        let resident = scheme.max_resident_ctas_for(&footprint).max(ctas);
+        self.placements.insert(shape, (placement, cta_registers, resident));
         self.order.push(shape);
-        Ok((ctas, cta_registers))
+        Ok((ctas, cta_registers, resident))
     }
 
     /// The placements in order of first appearance.
     pub fn placements(&self) -> Vec<KernelPlacement> {
-        self.order.iter().filter_map(|s| self.placements.get(s).map(|(p, _)| p.clone())).collect()
+        self.order.iter().filter_map(|s| self.placements.get(s).map(|(p, _, _)| p.clone())).collect()
     }
 
     /// A CTA finished.
@@ -127,9 +142,7 @@ impl Dispatcher {
             if self.launch.is_some_and(|l| l != cta.launch) && self.in_flight > 0 {
                 return Ok(());
             }
-            let (limit, registers) = self.placement(cta.shape, timed, gpu, scheme, regs_override)?;
-            // A scheme may keep more CTAs resident than the slots allow (parked ones).
-            let resident = scheme.max_resident_ctas(limit).max(limit);
+            let (limit, registers, resident) = self.placement(cta.shape, timed, gpu, scheme, regs_override)?;
             let warps = cta.warps.len() as u32;
             let n = sms.len();
             let pick = (0..n)

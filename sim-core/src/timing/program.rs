@@ -175,6 +175,11 @@ pub struct Program {
     pub bank_slices: Vec<u8>,
     /// Per `sid`: first entry in `bank_regs`, bank reads, bank writes.
     pub bank_at: Vec<(u32, u16, u16)>,
+    /// Per `sid`: 32-bit register units live on entry to the instruction
+    /// ([`crate::analysis::liveness::Liveness::live_in`]): what a warp stalled there must keep
+    /// (FineReg's per-PC live-register vector, as a count).
+    #[serde(default)]
+    pub live_in: Vec<u16>,
 }
 
 impl Program {
@@ -253,7 +258,9 @@ impl Program {
             let bases = (unit_base.get(i).copied().unwrap_or(0), units + pred_base.get(i).copied().unwrap_or(0));
             let entry = f.kind == FunctionKind::Entry;
             let placer = Placer { func: h.raw(), analysis: analysis.get(*h), changes, physical };
+            let live = Liveness::compute(f, &Cfg::compute(f));
             for (ih, inst) in body.insts.iter() {
+                p.live_in.push(u16::try_from(live.live_in(ih).count()).unwrap_or(u16::MAX));
                 let mut s = p.decode_inst((ih, inst), map, bases, cfg, &placer);
                 if entry && inst.opcode == Opcode::Ret {
                     s.control = Control::Exit;

@@ -29,14 +29,19 @@
 pub mod bank;
 pub mod baseline;
 pub mod config;
+pub mod cta_pool;
 pub mod double_registers;
 pub mod energy;
+pub mod finereg;
+pub mod finereg_pcrf;
+pub mod live_vectors;
 pub mod no_bank_conflicts;
 pub mod operand_collector;
 pub mod params;
 pub mod registry;
 #[cfg(test)]
 mod tests;
+pub mod virtual_thread;
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -44,7 +49,7 @@ use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
 use super::exec_units::UnitKind;
-use super::program::{KernelInfo, MemOp};
+use super::program::{KernelInfo, MemOp, Program};
 use super::report::StallCause;
 use super::sm::hooks::{HookSet, ResidencyEvent, Route, SchemeUnit, SmActions};
 use crate::gpu::{GpuConfig, ResidencyLimits};
@@ -102,6 +107,25 @@ pub struct OperandRequest<'a> {
     pub unit: UnitKind,
     /// Memory behaviour.
     pub mem: MemOp,
+}
+
+/// What one CTA of a launch needs, for a scheme that admits CTAs beyond the slot limit.
+#[derive(Clone, Copy, Debug)]
+pub struct CtaFootprint<'a> {
+    /// CTAs per SM the occupancy calculator allows under the scheme (the active limit).
+    pub slots_limit: u32,
+    /// Threads per CTA.
+    pub threads: u32,
+    /// Warps per CTA.
+    pub warps: u32,
+    /// Registers per thread the scheme allocates.
+    pub registers_per_thread: u32,
+    /// Shared memory per CTA in bytes (static plus dynamic).
+    pub shared_bytes: u64,
+    /// The kernel's first `sid` and one past its last (its range in `program`).
+    pub sids: (u32, u32),
+    /// The timed program.
+    pub program: &'a Program,
 }
 
 /// What the scheme did with an issue request.
@@ -280,6 +304,17 @@ pub trait RegisterFileScheme {
     fn max_resident_ctas(&self, slots_limit: u32) -> u32 {
         slots_limit
     }
+
+    /// Resident CTAs per SM this scheme admits for a kernel of footprint `cta` (asked once per
+    /// launch shape, on the chip's own instance). Default: [`RegisterFileScheme::max_resident_ctas`]
+    /// of the slot limit.
+    fn max_resident_ctas_for(&self, cta: &CtaFootprint<'_>) -> u32 {
+        self.max_resident_ctas(cta.slots_limit)
+    }
+
+    /// The timed program, shown once before the SM's first cycle when the scheme uses any hook
+    /// (static per-instruction tables: live registers by `sid`, …). Default: ignored.
+    fn bind_program(&mut self, _program: &Program) {}
 
     /// Warp slots per SM this scheme needs when the GPU has `warp_slots` (resident warps of
     /// parked CTAs hold one each). Default: `warp_slots`.

@@ -13,8 +13,10 @@ use alloc::vec::Vec;
 use super::baseline::{self, BankedConfig, BankedRegisterFile};
 use super::config::SchemeConfigError;
 use super::double_registers::{self, DoubleRegisterFile};
+use super::finereg::{self, FineReg};
 use super::no_bank_conflicts::{self, ConflictFreeRegisterFile};
 use super::params::{ModelNote, ParamSpec, SchemeConfig};
+use super::virtual_thread::{self, VirtualThread};
 use super::{EnergyModel, RegisterFileScheme, SchemeContext};
 use crate::gpu::GpuConfig;
 use crate::timing::program_map::ProgramTransform;
@@ -79,6 +81,39 @@ pub const SCHEMES: &[SchemeEntry] = &[
         params: double_registers::params,
         notes: double_registers::NOTES,
         make: |c, cfg| Ok(Box::new(DoubleRegisterFile::new(c, cfg)?)),
+        transform: None,
+        needs_values: false,
+        assign: None,
+    },
+    SchemeEntry {
+        name: "finereg",
+        description: "FineReg: active/pending CTA register split (ACRF + PCRF of live registers)",
+        source: "Oh et al., FineReg (SCHEMES.md §4)",
+        params: finereg::params,
+        notes: finereg::NOTES,
+        make: |c, cfg| Ok(Box::new(FineReg::new(c, cfg)?)),
+        transform: None,
+        needs_values: false,
+        assign: None,
+    },
+    SchemeEntry {
+        name: "virtual-thread",
+        description: "Virtual Thread: CTAs resident until registers/shared memory are full, swapped on stalls",
+        source: "Oh et al. comparator (SCHEMES.md §4)",
+        params: virtual_thread::params,
+        notes: virtual_thread::NOTES,
+        make: |c, cfg| Ok(Box::new(VirtualThread::new(c, cfg, false)?)),
+        transform: None,
+        needs_values: false,
+        assign: None,
+    },
+    SchemeEntry {
+        name: "reg-dram",
+        description: "Reg+DRAM (Zorua-like): Virtual Thread plus CTAs whose register context lives off-chip",
+        source: "Oh et al. comparator (SCHEMES.md §4)",
+        params: virtual_thread::params_dram,
+        notes: virtual_thread::NOTES_DRAM,
+        make: |c, cfg| Ok(Box::new(VirtualThread::new(c, cfg, true)?)),
         transform: None,
         needs_values: false,
         assign: None,

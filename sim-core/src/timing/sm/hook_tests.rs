@@ -56,6 +56,8 @@ struct Behaviour {
     swap: bool,
     /// Park a fully stalled CTA and read 128 bytes at 4096; activate it when the read is back.
     park_and_read: bool,
+    /// Park a fully stalled CTA; activate it when the SM says it is ready.
+    park_until_ready: bool,
     /// Refuse every issue before this cycle, as an acquire wait.
     stall_until: u64,
     never_run: VecDeque<u32>,
@@ -144,6 +146,12 @@ impl RegisterFileScheme for TestScheme {
                 if let Some(back) = self.b.swapped_out.pop_front() {
                     out.residency.push(ResidencyAction::Activate { cta: back, cost: MOVE });
                 }
+            }
+            ResidencyEvent::CtaAllStalled { cta } if self.b.park_until_ready => {
+                out.residency.push(ResidencyAction::Park { cta, cost: MoveCost::default() });
+            }
+            ResidencyEvent::ParkedCtaReady { cta } if self.b.park_until_ready => {
+                out.residency.push(ResidencyAction::Activate { cta, cost: MoveCost::default() });
             }
             ResidencyEvent::CtaAllStalled { cta } if self.b.park_and_read => {
                 out.residency.push(ResidencyAction::Park { cta, cost: MoveCost::default() });
@@ -419,4 +427,27 @@ fn a_scheme_stall_is_charged_to_the_cause_the_scheme_names_and_listed_only_then(
     assert!(json.contains("\"scheme_specific\":0"), "the original causes are always listed");
     let back: crate::timing::report::StallBreakdown = serde_json::from_str(&json).unwrap_or_default();
     assert_eq!(back, stalls);
+}
+
+#[test]
+fn a_parked_cta_is_reported_ready_when_its_load_is_back() {
+    let p = program(LOAD_USE);
+    let base = run(&p, &cta(&p, 1), 1, 1, Behaviour::default());
+    let log = Rc::new(RefCell::new(Vec::new()));
+    let b = Behaviour { hooks: HookSet::RESIDENCY, park_until_ready: true, log: log.clone(), ..Behaviour::default() };
+    let r = run(&p, &cta(&p, 1), 1, 1, b);
+    // The warp sleeps on its load at t = 2 + L: CTA 0 parked at the end of t. The load's result
+    // is written back at R (the baseline's add issues at R): the parked warp no longer waits on
+    // memory → ParkedCtaReady at R; the activation answered at the end of R lets the add issue
+    // at R + 1: one cycle later than the baseline.
+    let l = int_add_latency();
+    let ready: Vec<u64> = log
+        .borrow()
+        .iter()
+        .filter(|(_, e)| matches!(e, ResidencyEvent::ParkedCtaReady { cta: 0 }))
+        .map(|x| x.0)
+        .collect();
+    assert_eq!(ready, [base.finish[0] - 1 - l], "once, at R");
+    assert_eq!(r.finish[0], base.finish[0] + 1);
+    assert_eq!((r.sm.stats().residency.parks, r.sm.stats().residency.cta_switches), (1, 1));
 }

@@ -100,6 +100,12 @@ pub enum ResidencyEvent {
         /// The CTA's slot.
         cta: u32,
     },
+    /// Every warp of a parked CTA has its loads back (none waits on memory): the CTA could run
+    /// again. Told once per park (at the park itself when nothing was outstanding).
+    ParkedCtaReady {
+        /// The CTA's slot.
+        cta: u32,
+    },
     /// A warp completed its last instruction.
     WarpFinished {
         /// Warp slot.

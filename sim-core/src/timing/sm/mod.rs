@@ -189,6 +189,8 @@ pub struct Sm {
     /// The scheme's own program and, per warp slot, where its replay stands in the recorded
     /// stream (`None`: the scheme runs the original program and replay reads the stream as is).
     xlate: Option<(Rc<SchemeProgram>, Vec<Translate>)>,
+    /// The scheme has been shown the timed program ([`RegisterFileScheme::bind_program`]).
+    program_bound: bool,
 }
 
 impl Sm {
@@ -253,6 +255,7 @@ impl Sm {
             pair_first: None,
             pair_sid: 0,
             xlate: None,
+            program_bound: false,
         }
     }
 
@@ -348,7 +351,9 @@ impl Sm {
             self.finished_at.get_or_insert(now);
             return;
         }
-        let active = !self.residency_hooks || self.active_ctas() < active_limit;
+        // CTAs moving in count as active (their activation is already under way).
+        let busy = self.ctas.iter().flatten().filter(|c| c.active || c.activating).count() as u32;
+        let active = !self.residency_hooks || busy < active_limit;
         let c =
             ResidentCta { stream, slots, live_warps, waiting: 0, registers, active, activating: false, mem_waiting: 0 };
         if let Some(x) = self.ctas.get_mut(slot) {
@@ -414,6 +419,10 @@ impl Sm {
     pub(in crate::timing) fn cycle_front(&mut self, now: u64, program: &Program) {
         self.account_until(now);
         if !self.hooks.is_empty() {
+            if !self.program_bound {
+                self.program_bound = true;
+                self.rf.bind_program(program);
+            }
             self.hooks_front(now);
         }
         self.writeback(now, program);

@@ -59,6 +59,12 @@ impl Sm {
                     warp.ib.resolved(now);
                 }
             }
+            let was_memory = matches!(s.mem, MemOp::Load | MemOp::Atomic);
+            if was_memory && self.residency_hooks && self.side.parked.contains(w) && !self.scoreboard.waits_on_memory(w)
+            {
+                let cta = self.warps.get(w).map_or(u32::MAX, |x| x.cta);
+                self.check_parked_ready(cta);
+            }
             if self.still_dependent(w, now, program) {
                 self.rescan(w);
             } else {

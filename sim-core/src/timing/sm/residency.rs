@@ -52,6 +52,10 @@ impl Sm {
         }
         self.events = events;
         self.apply_actions(now);
+        if !self.events.is_empty() {
+            // Events raised by the actions themselves (a parked CTA already ready) go out next cycle.
+            self.next_event = self.next_event.min(now + 1);
+        }
     }
 
     /// Applies the scheme's answers at the end of cycle `now`.
@@ -94,8 +98,20 @@ impl Sm {
             for w in self.warps_of(cta) {
                 self.park_warp(w);
             }
+            self.check_parked_ready(cta);
         }
         was_active
+    }
+
+    /// Tells the scheme when no warp of parked CTA `cta` waits on memory any more.
+    pub(super) fn check_parked_ready(&mut self, cta: u32) {
+        let Some(Some(c)) = self.ctas.get(cta as usize) else { return };
+        if c.active || c.activating {
+            return;
+        }
+        if self.warps_of(cta).iter().all(|&w| !self.scoreboard.waits_on_memory(w)) {
+            self.events.push(ResidencyEvent::ParkedCtaReady { cta });
+        }
     }
 
     /// Activates parked CTA `cta` after `cost.cycles` (at once when 0: its warps issue from

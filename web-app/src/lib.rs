@@ -34,6 +34,7 @@ pub mod model;
 pub mod report_charts;
 pub mod run_job;
 pub mod settings;
+pub mod share;
 pub mod state;
 pub mod storage;
 pub mod worker_client;

@@ -35,6 +35,7 @@ pub mod report_charts;
 pub mod run_job;
 pub mod settings;
 pub mod share;
+pub mod share_state;
 pub mod state;
 pub mod storage;
 pub mod worker_client;

@@ -32,7 +32,7 @@ pub enum Fragment {
     /// An in-page anchor such as `#gpu-preset`: not ours, left alone.
     Anchor,
     /// A link's state, or why it cannot be read.
-    State(Result<Experiment, ShareError>),
+    State(Result<Box<Experiment>, ShareError>),
 }
 
 /// Why a link cannot be opened.
@@ -53,13 +53,13 @@ pub enum ShareError {
 impl core::fmt::Display for ShareError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
-            ShareError::Foreign => write!(f, "the link's fragment is not a RegLab state (it should start with #v1.)"),
+            ShareError::Foreign => write!(f, "its fragment is not a RegLab state (it should start with #v1.)"),
             ShareError::TooLong(n) => {
-                write!(f, "the link's state is {n} characters long, over the limit of {MAX_FRAGMENT_CHARS}")
+                write!(f, "its state is {n} characters long, over the limit of {MAX_FRAGMENT_CHARS}")
             }
-            ShareError::Corrupt(why) => write!(f, "the link is damaged or cut short ({why})"),
-            ShareError::TooLarge => write!(f, "the link's state unpacks to more than {MAX_STATE_BYTES} bytes"),
-            ShareError::Experiment(e) => write!(f, "the link cannot be opened: {e}"),
+            ShareError::Corrupt(why) => write!(f, "it is damaged or cut short ({why})"),
+            ShareError::TooLarge => write!(f, "its state unpacks to more than {MAX_STATE_BYTES} bytes"),
+            ShareError::Experiment(e) => write!(f, "{e}"),
         }
     }
 }
@@ -80,7 +80,7 @@ pub fn read_fragment(fragment: &str, examples: &[&str]) -> Fragment {
     if is_anchor(text) {
         return Fragment::Anchor;
     }
-    Fragment::State(decode(text, examples))
+    Fragment::State(decode(text, examples).map(Box::new))
 }
 
 /// An in-page anchor: a short name of letters, digits, `-` and `_`, starting with a letter.

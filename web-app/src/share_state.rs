@@ -108,7 +108,7 @@ pub enum ShareAction {
     Problem(String),
     /// Go back to the previous work.
     BackToPrevious,
-    /// Hide the notice.
+    /// Hide the notice; with none shown, let the previous work go.
     Dismiss,
 }
 
@@ -130,12 +130,18 @@ pub fn experiment_of(state: &AppState) -> Experiment {
     };
     e.kernel = s.kernel.clone();
     let lab = &state.lab;
-    let shipped = example.and_then(|x| examples::launch_for(x.id)).and_then(|t| sim_core::exec::LaunchSetup::from_json(t).ok());
+    let shipped =
+        example.and_then(|x| examples::launch_for(x.id)).and_then(|t| sim_core::exec::LaunchSetup::from_json(t).ok());
     let derived = matches!(lab.origin, LaunchOrigin::Shipped | LaunchOrigin::Proposed);
     if !derived && shipped.as_ref() != Some(&*lab.setup) {
         e.launch = Some((*lab.setup).clone());
     }
-    e.gpu = ExperimentGpu { preset: s.gpu.preset.clone(), sm_count: s.gpu.sm_count, registers: s.gpu.registers, warps: s.gpu.warps };
+    e.gpu = ExperimentGpu {
+        preset: s.gpu.preset.clone(),
+        sm_count: s.gpu.sm_count,
+        registers: s.gpu.registers,
+        warps: s.gpu.warps,
+    };
     e.ptxas_registers = s.registers;
     e.sgprs = s.sgprs;
     e.schemes = lab.schemes.clone();
@@ -201,7 +207,11 @@ pub fn reduce(state: Rc<AppState>, action: ShareAction) -> Rc<AppState> {
             }
             None => state,
         },
-        ShareAction::Dismiss if share.notice.is_none() => state,
+        ShareAction::Dismiss if share.notice.is_none() && share.previous.is_none() => state,
+        // The notice goes first; once there is none, dismissing lets the previous work go.
+        ShareAction::Dismiss if share.notice.is_none() => {
+            with_share((*state).clone(), ShareState { previous: None, ..(**share).clone() })
+        }
         ShareAction::Dismiss => with_share((*state).clone(), ShareState { notice: None, ..(**share).clone() }),
     }
 }

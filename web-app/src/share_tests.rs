@@ -82,7 +82,7 @@ fn random_valid_experiments_survive_the_link_unchanged() {
         let link = encode(&e);
         assert!(link.starts_with("v1."), "case {case}");
         assert!(link.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b)), "URL-safe: {link}");
-        assert_eq!(read_fragment(&format!("#{link}"), EXAMPLES), Fragment::State(Ok(e)), "case {case}");
+        assert_eq!(read_fragment(&format!("#{link}"), EXAMPLES), Fragment::State(Ok(Box::new(e))), "case {case}");
     }
 }
 

@@ -87,6 +87,39 @@ pub struct ExperimentGpu {
     pub warps: Option<u32>,
 }
 
+impl ExperimentGpu {
+    /// The preset with the edited fields applied (`None`: unknown preset). Registers per SM also
+    /// cap registers per block; warps per SM set threads per SM (warps × warp size); on GCN3
+    /// the fields are VGPRs and wave slots per SIMD.
+    pub fn config(&self) -> Option<crate::gpu::GpuConfig> {
+        use crate::gpu::ResidencyLimits;
+        let mut gpu = crate::gpu::presets::by_name(&self.preset)?;
+        if let Some(n) = self.sm_count {
+            gpu.core.sm_count = n;
+        }
+        match &mut gpu.limits {
+            ResidencyLimits::Nvidia(sm) => {
+                if let Some(regs) = self.registers {
+                    sm.registers_per_sm = regs;
+                    sm.registers_per_block = sm.registers_per_block.min(regs);
+                }
+                if let Some(warps) = self.warps {
+                    sm.max_threads_per_sm = warps.saturating_mul(sm.warp_size);
+                }
+            }
+            ResidencyLimits::Gcn3(cu) => {
+                if let Some(vgprs) = self.registers {
+                    cu.vgprs_per_simd = vgprs;
+                }
+                if let Some(slots) = self.warps {
+                    cu.wave_slots_per_simd = slots;
+                }
+            }
+        }
+        Some(gpu)
+    }
+}
+
 /// Why a document is not a usable experiment (the message says it in plain words).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ExperimentError {

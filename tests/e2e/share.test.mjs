@@ -153,6 +153,11 @@ test('a course page on another path embeds the compact view with the page\'s sni
     await loadExample(page, 'saxpy', '_Z5saxpyifPKfPf');
     await chooseSchemes(page, ['baseline', 'no-bank-conflicts']);
     await page.locator('#embed-button').click();
+    await page.locator('#embed-readonly').check();
+    await page.locator('.embed-panel[value=occupancy]').check();
+    assert.match(await page.locator('#embed-snippet').inputValue(), /\?embed=1&amp;readonly=1&amp;run=1&amp;panels=editor,occupancy,run#v1\./);
+    await page.locator('#embed-readonly').uncheck();
+    await page.locator('.embed-panel[value=occupancy]').uncheck();
     const snippet = await page.locator('#embed-snippet').inputValue();
     assert.match(snippet, /^<iframe src="[^"]+\?embed=1&amp;run=1#v1\.[^"]+"/);
     // The course page lives at /course/notes/week3.html, beside (not under) /course/reglab/.

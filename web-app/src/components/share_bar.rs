@@ -12,7 +12,7 @@ use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use crate::share::MAX_FRAGMENT_CHARS;
-use crate::share_state::{example_ids, experiment_of, ShareAction, ShareNotice, PANELS};
+use crate::share_state::{example_ids, experiment_of, ShareAction, ShareNotice, EMBED_PANELS, PANELS};
 use crate::share_web::{copy_to_clipboard, embed_link, full_page_link, iframe_snippet};
 use crate::state::{Action, AppContext, AppState};
 
@@ -24,8 +24,33 @@ const LONG_LINK_CHARS: usize = 8 * 1024;
 enum Shown {
     Nothing,
     Link(String),
-    Embed(String),
+    Embed(EmbedChoice),
     TooLong(usize),
+}
+
+/// The embed options chosen in the "Embed" box.
+#[derive(Clone, Debug, PartialEq)]
+struct EmbedChoice {
+    readonly: bool,
+    run: bool,
+    panels: Vec<&'static str>,
+}
+
+impl EmbedChoice {
+    /// The query string of these options (`panels=` only when not the default).
+    fn query(&self) -> String {
+        let mut q = "embed=1".to_owned();
+        if self.readonly {
+            q.push_str("&readonly=1");
+        }
+        if self.run {
+            q.push_str("&run=1");
+        }
+        if self.panels != EMBED_PANELS {
+            q.push_str(&format!("&panels={}", self.panels.join(",")));
+        }
+        q
+    }
 }
 
 /// The share bar (reads the `AppState` context).
@@ -63,10 +88,9 @@ pub fn share_bar() -> Html {
         })
     };
     let embed = {
-        let (state, shown) = (state.clone(), shown.clone());
+        let shown = shown.clone();
         Callback::from(move |_: MouseEvent| {
-            let src = embed_link(&experiment_of(&state), "embed=1&run=1");
-            shown.set(Shown::Embed(iframe_snippet(&src)));
+            shown.set(Shown::Embed(EmbedChoice { readonly: false, run: true, panels: EMBED_PANELS.to_vec() }));
         })
     };
     let save = {
@@ -87,19 +111,19 @@ pub fn share_bar() -> Html {
                     <input type="file" id="open-experiment" accept=".json,application/json" onchange={open} />
                 </label>
             </div>
-            { shown_view(&shown) }
+            { shown_view(&shown, &state) }
             { notice(&state, &dispatch) }
         </div>
     }
 }
 
-fn shown_view(shown: &Shown) -> Html {
+fn shown_view(shown: &UseStateHandle<Shown>, state: &AppState) -> Html {
     let select = Callback::from(|e: FocusEvent| {
         if let Some(el) = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) {
             el.select();
         }
     });
-    match shown {
+    match &**shown {
         Shown::Nothing => Html::default(),
         Shown::Link(link) => html! {
             <div class="share-out">
@@ -110,15 +134,7 @@ fn shown_view(shown: &Shown) -> Html {
                 }
             </div>
         },
-        Shown::Embed(snippet) => html! {
-            <div class="share-out">
-                <label for="embed-snippet">{ "Paste this into a course page:" }</label>
-                <textarea id="embed-snippet" readonly=true rows="3" value={snippet.clone()} />
-                <p class="hint">{ format!(
-                    "Options in the address: embed=1 compact view; readonly=1 locks the editor; run=1 runs on load; \
-                     panels={} chooses what is shown (default: editor,run).", PANELS.join(",")) }</p>
-            </div>
-        },
+        Shown::Embed(choice) => embed_view(shown, choice, state),
         Shown::TooLong(n) => html! {
             <p class="share-out field-error" role="alert">{ format!(
                 "This experiment needs {n} characters, over the {MAX_FRAGMENT_CHARS} a link may carry: use \"Save experiment\".") }</p>
@@ -181,4 +197,43 @@ fn open_file(reader: Rc<RefCell<Option<FileReader>>>, dispatch: Callback<Action>
         });
         *reader.borrow_mut() = Some(task);
     })
+}
+
+/// The "Embed" box: options (read-only, run on load, panels) and the iframe snippet they give.
+fn embed_view(shown: &UseStateHandle<Shown>, choice: &EmbedChoice, state: &AppState) -> Html {
+    let snippet = iframe_snippet(&embed_link(&experiment_of(state), &choice.query()));
+    let toggle = |change: fn(&mut EmbedChoice, &'static str), what: &'static str| {
+        let (shown, choice) = (shown.clone(), choice.clone());
+        Callback::from(move |_: Event| {
+            let mut next = choice.clone();
+            change(&mut next, what);
+            shown.set(Shown::Embed(next));
+        })
+    };
+    let panel = |name: &'static str| {
+        let onchange = toggle(
+            |c, n| {
+                if c.panels.contains(&n) {
+                    c.panels.retain(|p| *p != n);
+                } else {
+                    c.panels.push(n);
+                    c.panels.sort_by_key(|p| PANELS.iter().position(|x| x == p));
+                }
+            },
+            name,
+        );
+        html! { <label><input type="checkbox" class="embed-panel" value={name} checked={choice.panels.contains(&name)} onchange={onchange} />{ name }</label> }
+    };
+    html! {
+        <div class="share-out" id="embed-box">
+            <fieldset class="embed-options"><legend>{ "Embed options" }</legend>
+                <label><input type="checkbox" id="embed-readonly" checked={choice.readonly} onchange={toggle(|c, _| c.readonly = !c.readonly, "")} />{ "read-only" }</label>
+                <label><input type="checkbox" id="embed-run" checked={choice.run} onchange={toggle(|c, _| c.run = !c.run, "")} />{ "run on load" }</label>
+                <span class="embed-panels">{ "panels:" }{ for PANELS.iter().map(|p| panel(p)) }</span>
+            </fieldset>
+            <label for="embed-snippet">{ "Paste this into a course page:" }</label>
+            <textarea id="embed-snippet" readonly=true rows="3" value={snippet} />
+            <p class="hint">{ "In the address: embed=1 compact view; readonly=1 locks the editor; run=1 runs on load; panels=… what is shown (default editor,run)." }</p>
+        </div>
+    }
 }

@@ -6,7 +6,7 @@
 // RegLab" link opens the same state in full; readonly=1 refuses edits. Run: tests/e2e/run.sh.
 
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { after, before, test } from 'node:test';
@@ -206,6 +206,41 @@ test('readonly=1 refuses edits, and an embed never writes local storage', async 
     assert.equal(await page.evaluate(() => localStorage.length), 0);
     assert.deepEqual(problems, []);
   } finally {
+    await close();
+  }
+});
+
+test('Save experiment writes the link\'s content as a file; Open experiment in another browser restores it', async () => {
+  const { page, close } = await openLab(browser, site.url);
+  const other = await freshPage(site.url);
+  try {
+    await loadExample(page, 'matmul_tiled', MATMUL);
+    await editor(page).press('Control+End');
+    await editor(page).pressSequentially('// edited for the file');
+    await setSchemeSpecs(page, 'baseline:collector_units=2 no-bank-conflicts');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#save-experiment').click()]);
+    assert.equal(download.suggestedFilename(), 'experiment.reglab.json');
+    const path = join(artifactsDir, 'experiment.reglab.json');
+    await download.saveAs(path);
+    const saved = JSON.parse(readFileSync(path, 'utf8'));
+    assert.equal(saved.reglab, 1);
+    assert.equal(saved.example, 'matmul_tiled');
+    assert.match(saved.source, /edited for the file$/, 'an edited example travels as text');
+    assert.deepEqual(saved.schemes, ['baseline:collector_units=2', 'no-bank-conflicts']);
+    await editor(other.page).waitFor();
+    await other.page.locator('#open-experiment').setInputFiles(path);
+    await other.page.locator('#share-notice', { hasText: 'Opened the experiment from the file' }).waitFor();
+    assert.equal(await editor(other.page).inputValue(), await editor(page).inputValue());
+    assert.equal(await other.page.locator('#scheme-specs').inputValue(), 'baseline:collector_units=2 no-bank-conflicts');
+    // A file that is not an experiment changes nothing.
+    const bad = join(artifactsDir, 'not-an-experiment.json');
+    writeFileSync(bad, '{"hello": "world"}');
+    await other.page.locator('#open-experiment').setInputFiles(bad);
+    await other.page.locator('#share-notice.problem', { hasText: 'not a RegLab experiment' }).waitFor();
+    assert.equal(await editor(other.page).inputValue(), await editor(page).inputValue());
+    assert.deepEqual(other.problems, []);
+  } finally {
+    await other.close();
     await close();
   }
 });

@@ -341,4 +341,20 @@ mod tests {
         let late = cancelled.reduce(LabAction::RunFinished(7, Ok(Rc::new(RunOutput::default()))), src);
         assert_eq!(late.run, RunStatus::Cancelled);
     }
+
+    #[test]
+    fn scheme_specs_are_set_checked_and_toggled_by_name() {
+        let (lab, src) = loaded();
+        let specs = vec!["baseline:collector_units=2".to_owned(), "no-bank-conflicts".to_owned()];
+        let set = lab.reduce(LabAction::SetSchemes(specs.clone()), src);
+        assert_eq!((set.schemes.clone(), set.scheme_error.clone()), (specs.clone(), None));
+        let bad = set.reduce(LabAction::SetSchemes(vec!["warp-drive".into()]), src);
+        assert_eq!(bad.schemes, specs, "a bad spec is not taken");
+        assert!(bad.scheme_error.as_deref().is_some_and(|e| e.contains("unknown register-file scheme 'warp-drive'")));
+        // Unticking "baseline" removes its spec with parameters; ticking it adds it back in registry order.
+        let off = bad.reduce(LabAction::ToggleScheme("baseline".into()), src);
+        assert_eq!((off.schemes.clone(), off.scheme_error.clone()), (vec!["no-bank-conflicts".to_owned()], None));
+        let on = off.reduce(LabAction::ToggleScheme("baseline".into()), src);
+        assert_eq!(on.schemes, vec!["baseline", "no-bank-conflicts"]);
+    }
 }

@@ -62,16 +62,7 @@ pub fn run_panel(props: &RunPanelProps) -> Html {
     };
     let run = start_run.reform(|_: MouseEvent| ());
     let ready = props.auto_run && !blocked && !lab.kernels.is_empty() && lab.run == RunStatus::Idle;
-    let fired = use_mut_ref(|| false);
-    use_effect_with(ready, move |&ready| {
-        if ready && !std::mem::replace(&mut *fired.borrow_mut(), true) {
-            start_run.emit(());
-        }
-    });
-    let specs_change = on.reform(|e: Event| {
-        let value = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()).map(|i| i.value());
-        LabAction::SetSchemes(value.unwrap_or_default().split_whitespace().map(str::to_owned).collect())
-    });
+    use_auto_run(ready, start_run);
     let gpu_text = props
         .gpu
         .as_ref()
@@ -98,13 +89,37 @@ pub fn run_panel(props: &RunPanelProps) -> Html {
                         title={if blocked { "Fix the launch setup and choose a scheme first" } else { "Run the timing model in a Web Worker" }}>{ "Run" }</button>
                 if running { <button type="button" id="cancel-button" onclick={cancel}>{ "Cancel" }</button> }
             </div>
-            <label class="scheme-specs">{ "Schemes with parameters (NAME or NAME:key=value,…; space between):" }
-                <input id="scheme-specs" value={lab.schemes.join(" ")} onchange={specs_change} spellcheck="false" />
-            </label>
-            if let Some(e) = &lab.scheme_error { <p class="field-error" id="scheme-error" role="alert">{ e.clone() }</p> }
+            { scheme_specs(lab, on) }
             if lab.schemes.is_empty() { <p class="field-error">{ "Choose at least one scheme." }</p> }
             { status(&lab.run) }
         </section>
+    }
+}
+
+/// Starts one run (`start`) the first time `ready` holds (an embed with `run=1`).
+#[hook]
+fn use_auto_run(ready: bool, start: Callback<()>) {
+    let fired = use_mut_ref(|| false);
+    use_effect_with(ready, move |&ready| {
+        if ready && !std::mem::replace(&mut *fired.borrow_mut(), true) {
+            start.emit(());
+        }
+    });
+}
+
+/// The schemes as editable specs (`NAME` or `NAME:key=value,…`, space between) and their error.
+fn scheme_specs(lab: &LabState, on: &Callback<LabAction>) -> Html {
+    let onchange = on.reform(|e: Event| {
+        let value = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()).map(|i| i.value());
+        LabAction::SetSchemes(value.unwrap_or_default().split_whitespace().map(str::to_owned).collect())
+    });
+    html! {
+        <>
+            <label class="scheme-specs">{ "Schemes with parameters (NAME or NAME:key=value,…; space between):" }
+                <input id="scheme-specs" value={lab.schemes.join(" ")} onchange={onchange} spellcheck="false" />
+            </label>
+            if let Some(e) = &lab.scheme_error { <p class="field-error" id="scheme-error" role="alert">{ e.clone() }</p> }
+        </>
     }
 }
 

@@ -65,28 +65,9 @@ pub fn share_bar() -> Html {
         Callback::from(move |a| d.dispatch(a))
     };
     if state.share.embed.embed {
-        let href = full_page_link(&experiment_of(&state));
-        return html! {
-            <div class="share-bar embed-bar">
-                { notice(&state, &dispatch) }
-                if state.share.embed.readonly { <span class="readonly-badge">{ "Read-only" }</span> }
-                <a id="open-full" class="open-full" href={href} target="_blank" rel="noopener">{ "Open in RegLab ↗" }</a>
-            </div>
-        };
+        return embed_bar(&state, &dispatch);
     }
-    let copy = {
-        let (state, shown) = (state.clone(), shown.clone());
-        Callback::from(move |_: MouseEvent| {
-            let link = full_page_link(&experiment_of(&state));
-            let fragment = link.split_once('#').map_or(0, |(_, f)| f.len());
-            if fragment > MAX_FRAGMENT_CHARS {
-                shown.set(Shown::TooLong(fragment));
-            } else {
-                copy_to_clipboard(&link);
-                shown.set(Shown::Link(link));
-            }
-        })
-    };
+    let copy = copy_link(&state, &shown);
     let embed = {
         let shown = shown.clone();
         Callback::from(move |_: MouseEvent| {
@@ -115,6 +96,33 @@ pub fn share_bar() -> Html {
             { notice(&state, &dispatch) }
         </div>
     }
+}
+
+/// The bar of an embedded page: the notice, "Read-only", and "Open in RegLab" with the same state.
+fn embed_bar(state: &AppState, dispatch: &Callback<Action>) -> Html {
+    let href = full_page_link(&experiment_of(state));
+    html! {
+        <div class="share-bar embed-bar">
+            { notice(state, dispatch) }
+            if state.share.embed.readonly { <span class="readonly-badge">{ "Read-only" }</span> }
+            <a id="open-full" class="open-full" href={href} target="_blank" rel="noopener">{ "Open in RegLab ↗" }</a>
+        </div>
+    }
+}
+
+/// "Copy link": the link to the current state, copied and shown (or why it is too long).
+fn copy_link(state: &AppContext, shown: &UseStateHandle<Shown>) -> Callback<MouseEvent> {
+    let (state, shown) = (state.clone(), shown.clone());
+    Callback::from(move |_: MouseEvent| {
+        let link = full_page_link(&experiment_of(&state));
+        let fragment = link.split_once('#').map_or(0, |(_, f)| f.len());
+        if fragment > MAX_FRAGMENT_CHARS {
+            shown.set(Shown::TooLong(fragment));
+        } else {
+            copy_to_clipboard(&link);
+            shown.set(Shown::Link(link));
+        }
+    })
 }
 
 fn shown_view(shown: &UseStateHandle<Shown>, state: &AppState) -> Html {

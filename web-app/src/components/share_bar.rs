@@ -135,7 +135,7 @@ fn shown_view(shown: &UseStateHandle<Shown>, state: &AppState) -> Html {
         Shown::Nothing => Html::default(),
         Shown::Link(link) => html! {
             <div class="share-out">
-                <label for="share-link">{ format!("Link to this experiment ({} characters, copied to the clipboard):", link.len()) }</label>
+                <label for="share-link">{ format!("Link to this experiment ({} characters; copied to the clipboard where the browser allows it):", link.len()) }</label>
                 <input id="share-link" readonly=true value={link.clone()} onfocus={select} />
                 if link.len() > LONG_LINK_CHARS {
                     <p class="hint">{ "A long link: some chat and mail programs cut links; \"Save experiment\" makes a file instead." }</p>

@@ -52,6 +52,7 @@
 //! | [`ir`] | the IR: modules, functions, blocks, typed instructions, text form, verifier |
 //! | [`ptx`] | the PTX front end: lexer, parser → AST, lowering → IR, emitter IR → PTX |
 //! | [`exec`] | the functional SIMT executor: launch setups, device memory, warps, instruction streams |
+//! | [`experiment`] | a shared experiment (kernel, launch, GPU, schemes): the web app's links and `.reglab.json` files |
 //! | [`analysis`] | static analyses: CFG, (post-)dominators, loops, liveness, allocation, uniformity, use counts |
 //! | [`timing`] | cycle-level SM model: CTA dispatch, schedulers, scoreboard, register-file schemes, memory, reports |
 //!
@@ -64,6 +65,7 @@ extern crate alloc;
 pub mod analysis;
 pub mod diagnostic;
 pub mod exec;
+pub mod experiment;
 pub mod gpu;
 pub mod ir;
 pub mod occupancy;

@@ -16,7 +16,7 @@ use yew::prelude::*;
 
 use crate::components::occupancy_inputs::InputCallbacks;
 use crate::components::storage_notice::{storage_status, unreadable_notice};
-use crate::components::{Editor, ExamplesPicker, Header, KernelPicker, LabArea, OccupancyPanel, Results};
+use crate::components::{Editor, ExamplesPicker, Header, KernelPicker, LabArea, OccupancyPanel, Results, ShareBar};
 use crate::examples::{self, EXAMPLES};
 use crate::model::occupancy::preset_choices;
 use crate::settings::Settings;
@@ -37,7 +37,8 @@ const KERNEL_ANALYSIS_DELAY_MS: u32 = 300;
 /// The page.
 #[function_component(App)]
 pub fn app() -> Html {
-    let state = use_reducer(initial_state);
+    let state = use_reducer(|| crate::share_hooks::initial_state(initial_state));
+    crate::share_hooks::use_share_effects(&state);
     use_persistence(&state);
     use_settings_persistence(&state);
     use_deferred_analysis(&state);
@@ -52,7 +53,10 @@ pub fn app() -> Html {
 /// The saved text if there is one, else the default example (with a notice if the saved text
 /// could not be trusted); the saved settings if any.
 fn initial_state() -> AppState {
-    let lab = crate::lab::LabState::restored(storage::load_launch().as_deref());
+    let mut lab = crate::lab::LabState::restored(storage::load_launch().as_deref());
+    if let Some(schemes) = storage::load_schemes() {
+        lab.schemes = schemes;
+    }
     let state = match storage::load_source() {
         Restored::Text(text) => {
             let example = EXAMPLES.iter().find(|e| e.source == text).map(|e| e.id);
@@ -75,8 +79,9 @@ fn initial_state() -> AppState {
 #[hook]
 fn use_settings_persistence(state: &AppContext) {
     let first = use_mut_ref(|| true);
+    let embed = state.share.embed.embed;
     use_effect_with(state.settings.clone(), move |settings| {
-        if !std::mem::replace(&mut *first.borrow_mut(), false) {
+        if !std::mem::replace(&mut *first.borrow_mut(), false) && !embed {
             // A refusal shows in the text's storage status already; settings follow the text.
             let _ = storage::save_settings(&settings.to_text());
         }
@@ -89,11 +94,13 @@ fn use_persistence(state: &AppContext) {
     let pending: Rc<RefCell<Option<Timeout>>> = use_mut_ref(|| None);
     let latest = use_mut_ref(AttrValue::default);
     latest.borrow_mut().clone_from(&state.source);
+    let embed = state.share.embed.embed;
     {
         let (pending, latest, dispatcher) = (pending.clone(), latest.clone(), state.dispatcher());
         use_effect_with(state.revision, move |&revision| {
-            // Revision 0 is what was just loaded or restored: nothing to save.
-            if revision > 0 {
+            // Revision 0 is what was just loaded or restored: nothing to save; an embedded page
+            // never writes (it would overwrite the work of the full page on the same site).
+            if revision > 0 && !embed {
                 let text = latest.borrow().clone();
                 if text.len() <= SYNC_SAVE_LIMIT {
                     *pending.borrow_mut() = None;
@@ -179,12 +186,18 @@ fn workspace() -> Html {
     };
     let stale = state.analysis_pending();
     let kernel_stale = state.kernel_stale();
+    let embed = &state.share.embed;
+    let shows = |panel: &str| embed.shows(panel, &state.share.panels);
     html! {
-        <div class="app">
-            <Header>
-                <ExamplesPicker examples={EXAMPLES} on_pick={(*on_pick).clone()} />
-            </Header>
+        <div class={classes!("app", embed.embed.then_some("embed"))}>
+            if !embed.embed {
+                <Header>
+                    <ExamplesPicker examples={EXAMPLES} on_pick={(*on_pick).clone()} />
+                </Header>
+            }
+            <ShareBar />
             <main class="workspace">
+                if shows("editor") {
                 <section class="editor-pane" aria-label="PTX editor">
                     { editor_bar(&state, &dispatch) }
                     <KernelPicker
@@ -200,9 +213,12 @@ fn workspace() -> Html {
                         on_edit={(*on_edit).clone()}
                         kernel={state.kernel.clone()}
                         kernel_stale={kernel_stale}
+                        readonly={embed.readonly}
                     />
                     { editor_status(&state, &dispatch) }
                 </section>
+                }
+                if shows("listing") {
                 <Results
                     analysis={state.analysis.clone()}
                     stale={stale}
@@ -210,6 +226,8 @@ fn workspace() -> Html {
                     kernel={state.kernel.clone()}
                     kernel_stale={kernel_stale}
                 />
+                }
+                if shows("occupancy") {
                 <OccupancyPanel
                     view={state.occupancy.clone()}
                     kernel={state.kernel.clone()}
@@ -219,6 +237,7 @@ fn workspace() -> Html {
                     stale={kernel_stale}
                     callbacks={(*callbacks).clone()}
                 />
+                }
             </main>
             <LabArea />
         </div>

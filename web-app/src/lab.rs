@@ -39,6 +39,24 @@ pub struct LabState {
     pub run: RunStatus,
     /// Identifier of the latest run started (messages of older runs are ignored).
     pub run_id: u64,
+    /// Why the last scheme specs typed were not taken.
+    pub scheme_error: Option<String>,
+}
+
+/// The scheme name of a spec (`baseline:collector_units=2` → `baseline`).
+pub fn scheme_name(spec: &str) -> &str {
+    spec.split_once(':').map_or(spec, |(n, _)| n).trim()
+}
+
+/// Whether every spec parses and names a known scheme (values are checked when run on a GPU).
+fn check_specs(specs: &[String]) -> Result<(), String> {
+    for text in specs {
+        let spec = sim_core::timing::SchemeSpec::parse(text).map_err(|e| e.to_string())?;
+        if sim_core::timing::regfile::registry::by_name(&spec.scheme).is_none() {
+            return Err(sim_core::timing::regfile::SchemeConfigError::UnknownScheme { scheme: spec.scheme }.to_string());
+        }
+    }
+    Ok(())
 }
 
 /// Where the timing run stands.
@@ -76,8 +94,10 @@ pub enum LabAction {
     ShowJson(bool),
     /// The JSON view's text changed.
     EditJson(String),
-    /// Add or remove a scheme.
+    /// Add a scheme by name, or remove every spec of it.
     ToggleScheme(String),
+    /// Use these scheme specs (`NAME[:k=v,…]`, the text field under the checkboxes).
+    SetSchemes(Vec<String>),
     /// A run with this id was sent to the worker.
     RunStarted(u64),
     /// Progress of run `id`.
@@ -115,6 +135,7 @@ impl LabState {
             schemes: vec!["baseline".into(), "no-bank-conflicts".into()],
             run: RunStatus::Idle,
             run_id: 0,
+            scheme_error: None,
         }
     }
 
@@ -208,14 +229,22 @@ impl LabState {
                 next.json = Some(text);
             }
             LabAction::ToggleScheme(s) => {
-                if let Some(at) = next.schemes.iter().position(|x| *x == s) {
-                    next.schemes.remove(at);
+                if next.schemes.iter().any(|x| scheme_name(x) == s) {
+                    next.schemes.retain(|x| scheme_name(x) != s);
                 } else {
                     next.schemes.push(s);
                     let order: Vec<&str> = sim_core::timing::regfile::registry::names().collect();
-                    next.schemes.sort_by_key(|x| order.iter().position(|o| o == x));
+                    next.schemes.sort_by_key(|x| order.iter().position(|o| *o == scheme_name(x)));
                 }
+                next.scheme_error = None;
             }
+            LabAction::SetSchemes(specs) => match check_specs(&specs) {
+                Ok(()) => {
+                    next.schemes = specs;
+                    next.scheme_error = None;
+                }
+                Err(e) => next.scheme_error = Some(e),
+            },
             LabAction::RunStarted(id) => {
                 next.run_id = id;
                 next.run = RunStatus::Running(RunProgress::default());
@@ -311,5 +340,21 @@ mod tests {
         assert_eq!(cancelled.run, RunStatus::Cancelled);
         let late = cancelled.reduce(LabAction::RunFinished(7, Ok(Rc::new(RunOutput::default()))), src);
         assert_eq!(late.run, RunStatus::Cancelled);
+    }
+
+    #[test]
+    fn scheme_specs_are_set_checked_and_toggled_by_name() {
+        let (lab, src) = loaded();
+        let specs = vec!["baseline:collector_units=2".to_owned(), "no-bank-conflicts".to_owned()];
+        let set = lab.reduce(LabAction::SetSchemes(specs.clone()), src);
+        assert_eq!((set.schemes.clone(), set.scheme_error.clone()), (specs.clone(), None));
+        let bad = set.reduce(LabAction::SetSchemes(vec!["warp-drive".into()]), src);
+        assert_eq!(bad.schemes, specs, "a bad spec is not taken");
+        assert!(bad.scheme_error.as_deref().is_some_and(|e| e.contains("unknown register-file scheme 'warp-drive'")));
+        // Unticking "baseline" removes its spec with parameters; ticking it adds it back in registry order.
+        let off = bad.reduce(LabAction::ToggleScheme("baseline".into()), src);
+        assert_eq!((off.schemes.clone(), off.scheme_error.clone()), (vec!["no-bank-conflicts".to_owned()], None));
+        let on = off.reduce(LabAction::ToggleScheme("baseline".into()), src);
+        assert_eq!(on.schemes, vec!["baseline", "no-bank-conflicts"]);
     }
 }

@@ -21,7 +21,16 @@ pub fn use_lab_effects(state: &AppState, dispatch: Callback<Action>) {
             dispatch.emit(Action::Lab(LabAction::Kernels { names: names.clone(), example: *example }));
         }
     });
-    use_effect_with(state.lab.setup.clone(), |setup| {
-        storage::save_launch(&setup.to_json());
+    // An embedded page never writes local storage (it would overwrite the full page's work).
+    let embed = state.share.embed.embed;
+    use_effect_with(state.lab.setup.clone(), move |setup| {
+        if !embed {
+            storage::save_launch(&setup.to_json());
+        }
+    });
+    use_effect_with(state.lab.schemes.clone(), move |schemes| {
+        if !embed {
+            storage::save_schemes(schemes);
+        }
     });
 }

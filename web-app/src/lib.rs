@@ -19,6 +19,11 @@
 //! draws line charts as SVG text (shown and exported alike); [`settings`] holds the user's kernel,
 //! GPU and launch choices; [`storage`] keeps text and settings in local storage; [`examples`] holds
 //! the bundled kernels (embedded at build time by `build.rs`).
+//!
+//! Sharing: [`share`] packs a `sim_core::experiment::Experiment` into a link's fragment and reads it
+//! back (pure, tested natively); [`share_state`] converts between the page state and experiments and
+//! parses the embed options; [`share_hooks`] opens links on load and on `hashchange`; [`share_web`]
+//! is the browser glue (location, history, clipboard); the buttons are `components/share_bar.rs`.
 
 pub mod app;
 pub mod chart;
@@ -34,6 +39,10 @@ pub mod model;
 pub mod report_charts;
 pub mod run_job;
 pub mod settings;
+pub mod share;
+pub mod share_hooks;
+pub mod share_state;
+pub mod share_web;
 pub mod state;
 pub mod storage;
 pub mod worker_client;

@@ -23,6 +23,7 @@ use crate::model::kernel::{cheap_to_analyse, kernel_view, KernelStatus, KernelVi
 use crate::model::occupancy::{gpu_config, gpu_sm, occupancy_view, GpuSettings, LaunchSettings, OccupancyView};
 use crate::model::{self, Analysis};
 use crate::settings::{GpuField, LaunchField, Settings};
+use crate::share_state::{ShareAction, ShareState};
 
 /// Texts up to this size are analysed on every edit; larger ones after a pause in typing
 /// (`Action::Analyze`, scheduled by the app).
@@ -61,6 +62,8 @@ pub struct AppState {
     pub occupancy: Rc<OccupancyView>,
     /// Launch setup, GPU, schemes and the timing run (`lab.rs`).
     pub lab: Rc<LabState>,
+    /// Links, embedding and the previous work a link replaced (`share_state.rs`).
+    pub share: Rc<ShareState>,
 }
 
 /// "Show line `line` in the editor"; `seq` makes repeated requests for the same line distinct.
@@ -126,6 +129,8 @@ pub enum Action {
     EditLaunch(LaunchField, Option<u64>),
     /// A change of the launch setup or the run (`lab.rs`).
     Lab(LabAction),
+    /// A link or experiment file opened, or its problem (`share_state.rs`).
+    Share(ShareAction),
 }
 
 /// The reducer handle components get from context.
@@ -150,8 +155,17 @@ impl AppState {
             kernel: Rc::default(),
             occupancy: Rc::new(occupancy_view(&KernelView::default(), &Default::default(), &Default::default())),
             lab: Rc::default(),
+            share: Rc::default(),
         };
         state.refresh_kernel()
+    }
+
+    /// The state of an opened link or experiment file: `source` as a new revision after `after`
+    /// (so it is saved like an edit), analysed now unless it is large.
+    pub fn opened(source: AttrValue, example: Option<&'static str>, after: u64) -> Self {
+        let empty = AppState { revision: after, ..AppState::new("", None, StorageStatus::Restored) };
+        let modified = example.and_then(examples::find).is_some_and(|e| e.source != source.as_str());
+        AppState { example, modified, ..empty.with_source(source, false) }
     }
 
     /// The same state with `settings` (restored from storage); an unknown GPU preset (from another
@@ -292,7 +306,7 @@ impl Reducible for AppState {
 
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
         match action {
-            Action::Edit(text) if text == self.source => self,
+            Action::Edit(text) if text == self.source || self.share.embed.readonly => self,
             Action::Edit(text) => Rc::new(AppState { modified: true, ..self.with_source(text, true) }),
             Action::LoadExample(id) => match examples::find(&id) {
                 Some(example) if example.source == self.source.as_str() => self,
@@ -344,6 +358,7 @@ impl Reducible for AppState {
             }
             Action::EditGpu(field, value) => self.settings_action(|s| s.set_gpu(field, value)),
             Action::EditLaunch(field, value) => self.settings_action(|s| s.set_launch(field, value)),
+            Action::Share(action) => crate::share_state::reduce(self, action),
             Action::Lab(action) => {
                 let kernels_changed = matches!(action, LabAction::Kernels { .. });
                 let lab = self.lab.reduce(action, &self.source);
@@ -383,5 +398,6 @@ impl PartialEq for AppState {
             && Rc::ptr_eq(&self.kernel, &other.kernel)
             && Rc::ptr_eq(&self.occupancy, &other.occupancy)
             && self.lab == other.lab
+            && self.share == other.share
     }
 }

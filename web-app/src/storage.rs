@@ -117,6 +117,36 @@ pub fn save_launch(json: &str) -> bool {
     imp::set(LAUNCH_KEY, json).is_ok()
 }
 
+/// The key of the schemes to compare (one `NAME[:k=v,…]` spec per line).
+pub const SCHEMES_KEY: &str = "reglab.v1.schemes";
+
+/// The saved schemes, if any were saved.
+pub fn load_schemes() -> Option<Vec<String>> {
+    imp::get(SCHEMES_KEY).map(|t| t.lines().filter(|l| !l.trim().is_empty()).map(str::to_owned).collect())
+}
+
+/// Saves the schemes; false if storage is unavailable or refused them.
+pub fn save_schemes(specs: &[String]) -> bool {
+    imp::set(SCHEMES_KEY, &specs.join("\n")).is_ok()
+}
+
+/// The key of the work a link or experiment file replaced (experiment JSON, see
+/// `sim_core::experiment`), kept so it survives a reload until the user lets it go.
+pub const PREVIOUS_KEY: &str = "reglab.v1.previous";
+
+/// The saved previous work (experiment JSON), if any.
+pub fn load_previous() -> Option<String> {
+    imp::get(PREVIOUS_KEY)
+}
+
+/// Saves the previous work (`Some`) or forgets it (`None`); false if storage refused.
+pub fn save_previous(json: Option<&str>) -> bool {
+    match json {
+        Some(j) => imp::set(PREVIOUS_KEY, j).is_ok(),
+        None => imp::remove(PREVIOUS_KEY).is_ok(),
+    }
+}
+
 #[cfg(target_arch = "wasm32")]
 mod imp {
     use super::SaveError;

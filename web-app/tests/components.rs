@@ -42,6 +42,7 @@ async fn editor_renders_gutter_overlay_and_diagnostic_marker() {
         on_edit: Callback::noop(),
         kernel: Rc::default(),
         kernel_stale: false,
+        readonly: false,
     };
     yew::Renderer::<Editor>::with_root_and_props(root.clone(), props).render();
     yew::scheduler::flush().await;
@@ -77,6 +78,7 @@ async fn editor_reports_edits() {
         on_edit: Callback::from(move |text: AttrValue| sink.borrow_mut().push(text.to_string())),
         kernel: Rc::default(),
         kernel_stale: false,
+        readonly: false,
     };
     yew::Renderer::<Editor>::with_root_and_props(root.clone(), props).render();
     yew::scheduler::flush().await;

@@ -4,6 +4,7 @@ pub mod analyze;
 pub mod bench;
 pub mod corpus;
 pub mod exec;
+pub mod experiment;
 pub mod occupancy;
 pub mod parse;
 pub mod run;

@@ -13,6 +13,10 @@
 //! baseline:collector_units=2    12        8   19876     …
 //! ```
 //!
+//! `reglab run --experiment F.reglab.json` takes the kernel, launch, GPU, schemes and "ptxas says
+//! N" from an experiment file saved by the web app (`experiment.rs`); `--scheme` values are added
+//! after the file's schemes, and other flags override the file.
+//!
 //! Exit codes: 0 success (also when a run stops at its cycle budget: the report says so); 1 the
 //! kernel, setup or simulation has errors; 2 usage errors (unreadable files, unknown preset or
 //! scheme, a bad scheme spec or parameter value).
@@ -29,14 +33,18 @@ use sim_core::timing::{EnergyModel, SchemeSpec, Simulation, StallCause, TimingEr
 /// Arguments of `reglab run`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// The PTX file.
-    pub file: PathBuf,
+    /// The PTX file (not with `--experiment`).
+    #[arg(required_unless_present = "experiment", conflicts_with = "experiment")]
+    pub file: Option<PathBuf>,
     /// The launch setup (JSON, as for `reglab exec`).
-    #[arg(long, short)]
-    pub launch: PathBuf,
+    #[arg(long, short, required_unless_present = "experiment")]
+    pub launch: Option<PathBuf>,
     /// GPU preset (`reglab occupancy --list-presets` lists them).
-    #[arg(long)]
-    pub gpu: String,
+    #[arg(long, required_unless_present = "experiment")]
+    pub gpu: Option<String>,
+    /// An experiment file saved by the web app (`.reglab.json`): kernel, launch, GPU, schemes.
+    #[arg(long, value_name = "F.reglab.json")]
+    pub experiment: Option<PathBuf>,
     /// Register-file scheme, `NAME` or `NAME:key=value,key=value`; repeat for a side-by-side
     /// comparison (default: baseline).
     #[arg(long = "scheme", value_name = "NAME[:k=v,...]")]
@@ -71,25 +79,62 @@ fn usage(msg: String) -> ExitCode {
     ExitCode::from(2)
 }
 
-/// The PTX source, the launch setup and the GPU, or a usage error.
-fn inputs(args: &Args) -> Result<(String, LaunchSetup, GpuConfig), ExitCode> {
-    let src = std::fs::read_to_string(&args.file)
-        .map_err(|e| usage(format!("cannot read PTX file {}: {e}", args.file.display())))?;
-    let setup: LaunchSetup = std::fs::read_to_string(&args.launch)
+/// What the run reads besides its flags: from the files given, or from an experiment file.
+struct Inputs {
+    src: String,
+    setup: LaunchSetup,
+    gpu: GpuConfig,
+    schemes: Vec<SchemeSpec>,
+    registers: Option<u32>,
+    name: String,
+}
+
+/// The PTX source, the launch setup and the GPU (and an experiment's schemes), or a usage error.
+fn inputs(args: &Args) -> Result<Inputs, ExitCode> {
+    let mut from = match &args.experiment {
+        Some(path) => {
+            let e = super::experiment::read(path).map_err(usage)?;
+            let name = path.display().to_string();
+            Inputs { src: e.source, setup: e.launch, gpu: e.gpu, schemes: e.schemes, registers: e.registers, name }
+        }
+        None => from_files(args)?,
+    };
+    if let (Some(_), Some(launch)) = (&args.experiment, &args.launch) {
+        from.setup = read_launch(launch)?;
+    }
+    if let (Some(_), Some(preset)) = (&args.experiment, &args.gpu) {
+        from.gpu = gpu_preset(preset)?;
+    }
+    Ok(from)
+}
+
+fn from_files(args: &Args) -> Result<Inputs, ExitCode> {
+    let (Some(file), Some(launch), Some(preset)) = (&args.file, &args.launch, &args.gpu) else {
+        return Err(usage("give FILE.ptx, --launch and --gpu, or --experiment".to_owned()));
+    };
+    let src =
+        std::fs::read_to_string(file).map_err(|e| usage(format!("cannot read PTX file {}: {e}", file.display())))?;
+    let (setup, gpu) = (read_launch(launch)?, gpu_preset(preset)?);
+    Ok(Inputs { src, setup, gpu, schemes: Vec::new(), registers: None, name: file.display().to_string() })
+}
+
+fn read_launch(path: &std::path::Path) -> Result<LaunchSetup, ExitCode> {
+    std::fs::read_to_string(path)
         .map_err(|e| e.to_string())
         .and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string()))
-        .map_err(|e| usage(format!("cannot read launch setup {}: {e}", args.launch.display())))?;
-    let gpu = presets::by_name(&args.gpu).ok_or_else(|| {
+        .map_err(|e| usage(format!("cannot read launch setup {}: {e}", path.display())))
+}
+
+fn gpu_preset(name: &str) -> Result<GpuConfig, ExitCode> {
+    presets::by_name(name).ok_or_else(|| {
         let names: Vec<&str> = presets::names().collect();
-        usage(format!("unknown GPU preset '{}' (known: {})", args.gpu, names.join(", ")))
-    })?;
-    Ok((src, setup, gpu))
+        usage(format!("unknown GPU preset '{name}' (known: {})", names.join(", ")))
+    })
 }
 
 /// The schemes asked for (`--scheme` values, then the file's entries; baseline if none), checked
 /// against their schemas on `gpu`, or a usage error.
-fn schemes(args: &Args, gpu: &GpuConfig) -> Result<Vec<SchemeSpec>, ExitCode> {
-    let mut specs = Vec::new();
+fn schemes(args: &Args, gpu: &GpuConfig, mut specs: Vec<SchemeSpec>) -> Result<Vec<SchemeSpec>, ExitCode> {
     for text in &args.schemes {
         specs.push(SchemeSpec::parse(text).map_err(|e| usage(e.to_string()))?);
     }
@@ -110,11 +155,11 @@ fn schemes(args: &Args, gpu: &GpuConfig) -> Result<Vec<SchemeSpec>, ExitCode> {
 
 /// Runs the subcommand.
 pub fn run(args: &Args) -> ExitCode {
-    let (src, mut setup, gpu) = match inputs(args) {
+    let Inputs { src, mut setup, gpu, schemes: listed, registers, name } = match inputs(args) {
         Ok(x) => x,
         Err(code) => return code,
     };
-    let schemes = match schemes(args, &gpu) {
+    let schemes = match schemes(args, &gpu, listed) {
         Ok(s) => s,
         Err(code) => return code,
     };
@@ -122,7 +167,7 @@ pub fn run(args: &Args) -> ExitCode {
         Ok(m) => m,
         Err(diags) => {
             let message = diags.first().map(|d| d.message.clone()).unwrap_or_default();
-            eprintln!("reglab run: {} does not compile: {message}", args.file.display());
+            eprintln!("reglab run: {name} does not compile: {message}");
             return ExitCode::from(1);
         }
     };
@@ -131,7 +176,7 @@ pub fn run(args: &Args) -> ExitCode {
     }
     let mut options = TimingOptions {
         sms: args.sms,
-        registers_per_thread: args.registers,
+        registers_per_thread: args.registers.or(registers),
         virtual_register_banks: args.virtual_banks,
         ..TimingOptions::default()
     };
@@ -142,8 +187,7 @@ pub fn run(args: &Args) -> ExitCode {
         Ok(mut reports) => {
             reports.iter_mut().for_each(|r| r.locate(&src));
             if args.json {
-                let doc =
-                    serde_json::json!({ "file": args.file.display().to_string(), "gpu": gpu.name, "reports": reports });
+                let doc = serde_json::json!({ "file": name, "gpu": gpu.name, "reports": reports });
                 println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
             } else {
                 print_table(&reports);

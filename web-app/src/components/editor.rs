@@ -66,6 +66,9 @@ pub struct EditorProps {
     /// True while the kernel's analyses belong to an older version of the text.
     #[prop_or_default]
     pub kernel_stale: bool,
+    /// True when the text may not be edited (an embed with `readonly=1`).
+    #[prop_or_default]
+    pub readonly: bool,
 }
 
 impl PartialEq for EditorProps {
@@ -73,6 +76,7 @@ impl PartialEq for EditorProps {
         win::same_text(&self.source, &other.source)
             && Rc::ptr_eq(&self.analysis, &other.analysis)
             && (self.stale, self.reveal, self.kernel_stale) == (other.stale, other.reveal, other.kernel_stale)
+            && self.readonly == other.readonly
             && self.on_edit == other.on_edit
             && Rc::ptr_eq(&self.kernel, &other.kernel)
     }
@@ -173,6 +177,7 @@ pub fn editor(props: &EditorProps) -> Html {
                         autocomplete="off"
                         autocapitalize="off"
                         wrap="off"
+                        readonly={props.readonly}
                         aria-describedby="editor-status"
                     />
                 </div>

@@ -29,13 +29,15 @@ pub fn lab_area() -> Html {
     let controls = use_run_worker((*dispatch).clone());
     let lab = state.lab.clone();
     let gpu = use_memo(state.settings.gpu.clone(), |g| crate::model::occupancy::gpu_config(g).map(std::rc::Rc::new));
+    let embed = &state.share.embed;
+    let (launch, run) = (embed.shows("launch", &state.share.panels), embed.shows("run", &state.share.panels));
     html! {
         <div class="lab" id="lab">
             <div class="lab-setup">
-                <LaunchEditor lab={lab.clone()} on_action={(*on_lab).clone()} />
-                <RunPanel lab={lab.clone()} gpu={(*gpu).clone()} registers={state.settings.registers} source={state.source.clone()} on_action={(*on_lab).clone()} controls={controls} />
+                if launch { <LaunchEditor lab={lab.clone()} on_action={(*on_lab).clone()} /> }
+                if run { <RunPanel lab={lab.clone()} gpu={(*gpu).clone()} registers={state.settings.registers} source={state.source.clone()} on_action={(*on_lab).clone()} controls={controls} auto_run={embed.run} /> }
             </div>
-            if let RunStatus::Done(out) = &lab.run { <RunResults run={out.clone()} /> }
+            if let (RunStatus::Done(out), true) = (&lab.run, run) { <RunResults run={out.clone()} /> }
         </div>
     }
 }

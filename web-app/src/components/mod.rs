@@ -18,6 +18,7 @@ pub mod pressure;
 pub mod results;
 pub mod run_panel;
 pub mod run_results;
+pub mod share_bar;
 pub mod storage_notice;
 
 pub use chart::Chart;
@@ -31,3 +32,4 @@ pub use occupancy::OccupancyPanel;
 pub use results::Results;
 pub use run_panel::RunPanel;
 pub use run_results::RunResults;
+pub use share_bar::ShareBar;

@@ -7,10 +7,11 @@ use yew::prelude::*;
 
 use sim_core::gpu::GpuConfig;
 
-use crate::lab::{LabAction, LabState, RunStatus};
+use crate::lab::{scheme_name, LabAction, LabState, RunStatus};
 use crate::run_job::RunRequest;
 use crate::worker_client::RunControls;
 use sim_core::timing::SchemeSpec;
+use wasm_bindgen::JsCast;
 
 /// Properties of [`RunPanel`].
 #[derive(Properties, Clone, PartialEq)]
@@ -28,6 +29,9 @@ pub struct RunPanelProps {
     pub on_action: Callback<LabAction>,
     /// Starts and cancels runs.
     pub controls: RunControls,
+    /// Run once as soon as the setup is ready (an embed with `run=1`).
+    #[prop_or_default]
+    pub auto_run: bool,
 }
 
 /// The run panel.
@@ -37,21 +41,28 @@ pub fn run_panel(props: &RunPanelProps) -> Html {
     let on = &props.on_action;
     let running = lab.running();
     let blocked = lab.schemes.is_empty() || lab.invalid.is_some() || props.gpu.is_none();
-    let run = {
+    let start_run = {
         let (lab, source, start, gpu, registers) =
             (lab.clone(), props.source.clone(), props.controls.start.clone(), props.gpu.clone(), props.registers);
-        Callback::from(move |_: MouseEvent| {
+        Callback::from(move |()| {
             if let Some(gpu) = &gpu {
                 start.emit(RunRequest {
                     ptx: source.to_string(),
                     launch: (*lab.setup).clone(),
                     gpu: (**gpu).clone(),
-                    schemes: lab.schemes.iter().map(|s| SchemeSpec::named(s)).collect(),
+                    schemes: lab
+                        .schemes
+                        .iter()
+                        .map(|s| SchemeSpec::parse(s).unwrap_or_else(|_| SchemeSpec::named(s)))
+                        .collect(),
                     registers_per_thread: registers,
                 });
             }
         })
     };
+    let run = start_run.reform(|_: MouseEvent| ());
+    let ready = props.auto_run && !blocked && !lab.kernels.is_empty() && lab.run == RunStatus::Idle;
+    use_auto_run(ready, start_run);
     let gpu_text = props
         .gpu
         .as_ref()
@@ -62,7 +73,7 @@ pub fn run_panel(props: &RunPanelProps) -> Html {
         let onchange = on.reform(move |_: Event| LabAction::ToggleScheme(name.into()));
         html! {
             <label class="scheme" title={s.description}>
-                <input type="checkbox" value={name} checked={lab.schemes.iter().any(|x| x == name)} onchange={onchange} />
+                <input type="checkbox" value={name} checked={lab.schemes.iter().any(|x| scheme_name(x) == name)} onchange={onchange} />
                 { name }
             </label>
         }
@@ -78,9 +89,37 @@ pub fn run_panel(props: &RunPanelProps) -> Html {
                         title={if blocked { "Fix the launch setup and choose a scheme first" } else { "Run the timing model in a Web Worker" }}>{ "Run" }</button>
                 if running { <button type="button" id="cancel-button" onclick={cancel}>{ "Cancel" }</button> }
             </div>
+            { scheme_specs(lab, on) }
             if lab.schemes.is_empty() { <p class="field-error">{ "Choose at least one scheme." }</p> }
             { status(&lab.run) }
         </section>
+    }
+}
+
+/// Starts one run (`start`) the first time `ready` holds (an embed with `run=1`).
+#[hook]
+fn use_auto_run(ready: bool, start: Callback<()>) {
+    let fired = use_mut_ref(|| false);
+    use_effect_with(ready, move |&ready| {
+        if ready && !std::mem::replace(&mut *fired.borrow_mut(), true) {
+            start.emit(());
+        }
+    });
+}
+
+/// The schemes as editable specs (`NAME` or `NAME:key=value,…`, space between) and their error.
+fn scheme_specs(lab: &LabState, on: &Callback<LabAction>) -> Html {
+    let onchange = on.reform(|e: Event| {
+        let value = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()).map(|i| i.value());
+        LabAction::SetSchemes(value.unwrap_or_default().split_whitespace().map(str::to_owned).collect())
+    });
+    html! {
+        <>
+            <label class="scheme-specs">{ "Schemes with parameters (NAME or NAME:key=value,…; space between):" }
+                <input id="scheme-specs" value={lab.schemes.join(" ")} onchange={onchange} spellcheck="false" />
+            </label>
+            if let Some(e) = &lab.scheme_error { <p class="field-error" id="scheme-error" role="alert">{ e.clone() }</p> }
+        </>
     }
 }
 

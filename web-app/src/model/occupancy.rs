@@ -156,30 +156,15 @@ pub struct OccupancyView {
 
 /// The preset with the user's edits applied (`None` for an unknown preset).
 pub fn gpu_config(settings: &GpuSettings) -> Option<GpuConfig> {
-    let mut gpu = presets::by_name(&settings.preset)?;
-    if let Some(n) = settings.sm_count {
-        gpu.core.sm_count = n;
-    }
-    match &mut gpu.limits {
-        ResidencyLimits::Nvidia(sm) => {
-            if let Some(regs) = settings.registers {
-                sm.registers_per_sm = regs;
-                sm.registers_per_block = sm.registers_per_block.min(regs);
-            }
-            if let Some(warps) = settings.warps {
-                sm.max_threads_per_sm = warps.saturating_mul(sm.warp_size);
-            }
-        }
-        ResidencyLimits::Gcn3(cu) => {
-            if let Some(vgprs) = settings.registers {
-                cu.vgprs_per_simd = vgprs;
-            }
-            if let Some(slots) = settings.warps {
-                cu.wave_slots_per_simd = slots;
-            }
-        }
-    }
-    Some(gpu)
+    // One definition for the page, links and `reglab run --experiment`.
+    let s = settings;
+    let gpu = sim_core::experiment::ExperimentGpu {
+        preset: s.preset.clone(),
+        sm_count: s.sm_count,
+        registers: s.registers,
+        warps: s.warps,
+    };
+    gpu.config()
 }
 
 /// The `sm_XY` of the GPU (for the register estimate); `None` for GCN3 or an unknown preset.

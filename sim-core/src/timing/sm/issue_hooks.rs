@@ -99,4 +99,17 @@ impl Sm {
             }
         }
     }
+
+    /// Values hook: tells the scheme the value summaries of warp `w`'s next instruction (at its
+    /// stream position: the warp's `pc`, or for a scheme's own program where its replay stands).
+    pub(super) fn feed_values(&mut self, w: usize) {
+        let Some(warp) = self.warps.get(w) else { return };
+        let Some(Some(c)) = self.ctas.get(warp.cta as usize) else { return };
+        let Some(stream) = c.stream.warps.get(warp.index as usize) else { return };
+        let pos = match &self.xlate {
+            Some((_, tr)) => tr.get(w).map_or(warp.pc, |t| t.stream_pos()),
+            None => warp.pc,
+        };
+        self.rf.on_values(w as u32, stream.values_at(pos));
+    }
 }

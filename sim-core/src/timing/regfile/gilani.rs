@@ -173,15 +173,16 @@ const COMPOSITE: [ModelNote; 3] = [
 const SCALAR: [ModelNote; 4] = [
     ModelNote::modelled("A register is scalar after a write in which every executed lane wrote the same value; an ALU instruction whose register sources are all scalar and whose result is uniform (immediates and uniform special registers qualify) issues to the scalar unit: scalar_instructions."),
     ModelNote::modelled("With scalar_dual_issue a scalar instruction and a SIMT instruction of two warps of one scheduler issue in the same slot (scalar_dual_issues)."),
-    ModelNote::assumption("Scalar unit: one pipe per SM, the preset's integer add latency, a new instruction every cycle (one lane of work); its operands come from the scalar RF without bank arbitration, one cycle after issue, and its result is written there (not to the banks)."),
+    ModelNote::assumption("Scalar unit: one pipe per SM with the preset's integer add latency and interval (the paper does not issue scalar instructions in the SIMT pipeline's spare cycles, §7); its operands come from the scalar RF without bank arbitration, and its result is written there (not to the banks)."),
     ModelNote::assumption("Registers are marked scalar (and half-width) at issue, from the functional run's summaries (the comparison stage before write-back); SIMT instructions read and write the main RF even for scalar registers."),
 ];
 
-const SLICED: [ModelNote; 4] = [
+const SLICED: [ModelNote; 5] = [
     ModelNote::modelled("A register is half-width after a write whose values all fit half_width_bits (sign extension above); an ALU instruction whose register sources are all half-width is issued as 16-bit: its reads (and, when the result fits, its write) use the sliced RF (half_width_instructions)."),
     ModelNote::modelled("Two 16-bit instructions whose results fit, of warps of opposite parity of one scheduler, issue in one slot: the second runs on the other half of the datapath (paired_issues)."),
     ModelNote::modelled("A 16-bit guess whose result needs more bits costs one cycle before write-back and a full-width write (width_mispredictions)."),
-    ModelNote::assumption("The paired instruction's operands are read with the first's (no bank arbitration of their own); the upper half of the datapath is a pipe with the preset's integer add latency and interval."),
+    ModelNote::assumption("The paired instruction's operands are read with the first's (no bank arbitration of their own, the paper's swapped LSB/MSB placement for odd warps); the other half of the datapath is a pipe with the preset's integer add latency and interval. Parity is a warp's position among its scheduler's warps (slot / schedulers), so presets with several schedulers pair too; the paper splits GT200's one scheduler into odd and even halves."),
+    ModelNote::not_modelled("The paper's cap of two instructions per cycle: a pair may come on top of the preset's own dual issue of one warp."),
 ];
 
 /// Notes of `composite`.
@@ -189,7 +190,8 @@ pub const COMPOSITE_NOTES: &[ModelNote] = &[COMPOSITE[0], COMPOSITE[1], COMPOSIT
 /// Notes of `scalar-unit`.
 pub const SCALAR_NOTES: &[ModelNote] = &[SCALAR[0], SCALAR[1], SCALAR[2], SCALAR[3], COMMON[0], COMMON[1], COMMON[2]];
 /// Notes of `sliced`.
-pub const SLICED_NOTES: &[ModelNote] = &[SLICED[0], SLICED[1], SLICED[2], SLICED[3], COMMON[0], COMMON[1], COMMON[2]];
+pub const SLICED_NOTES: &[ModelNote] =
+    &[SLICED[0], SLICED[1], SLICED[2], SLICED[3], SLICED[4], COMMON[0], COMMON[1], COMMON[2]];
 /// Notes of `gilani`.
 pub const GILANI_NOTES: &[ModelNote] = &[
     COMPOSITE[0],
@@ -203,6 +205,7 @@ pub const GILANI_NOTES: &[ModelNote] = &[
     SLICED[1],
     SLICED[2],
     SLICED[3],
+    SLICED[4],
     COMMON[0],
     COMMON[1],
     COMMON[2],

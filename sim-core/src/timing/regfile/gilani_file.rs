@@ -61,6 +61,7 @@ pub struct GilaniRegisterFile {
     values: WarpValues,
     crf: Vec<(u8, u8)>,
     warp_size: u32,
+    schedulers: u32,
     nj: [f64; 3],
     unit: (u32, u32),
     own_base: u32,
@@ -93,6 +94,7 @@ impl GilaniRegisterFile {
             values: WarpValues::new(geo.max_warps, config.half_width_bits),
             crf: Vec::new(),
             warp_size: geo.warp_size,
+            schedulers: geo.schedulers.max(1),
             nj: [config.composite_rf_nj, config.scalar_rf_nj, config.sliced_rf_nj],
             unit: (add.latency.max(1), add.initiation_interval.max(1)),
             own_base: per_group * groups,
@@ -106,6 +108,12 @@ impl GilaniRegisterFile {
             mispredicted: None,
             c: Counts::default(),
         }
+    }
+
+    /// Odd or even among its scheduler's warps (slot `w` belongs to scheduler `w % schedulers`):
+    /// with one scheduler, the slot's own parity.
+    fn parity(&self, w: u32) -> u32 {
+        (w / self.schedulers) % 2
     }
 
     fn classify(&self, req: &OperandRequest<'_>) -> Class {
@@ -310,7 +318,7 @@ impl RegisterFileScheme for GilaniRegisterFile {
         let (latency, interval) = self.unit;
         let mut u = Vec::new();
         if self.t.scalar {
-            u.push(SchemeUnit { name: "scalar", pipes: 1, latency, interval: 1 });
+            u.push(SchemeUnit { name: "scalar", pipes: 1, latency, interval });
         }
         if self.t.sliced {
             u.push(SchemeUnit { name: "upper_slice", pipes: 1, latency, interval });
@@ -322,7 +330,7 @@ impl RegisterFileScheme for GilaniRegisterFile {
         match self.classify(req) {
             Class::Scalar => Route::Scheme(0),
             Class::Half { fits: true } => match self.first_of_slot(req, now) {
-                Some((w, Class::Half { fits: true })) if w % 2 != req.warp % 2 => {
+                Some((w, Class::Half { fits: true })) if self.parity(w) != self.parity(req.warp) => {
                     Route::Scheme(u8::from(self.t.scalar))
                 }
                 _ => Route::Own,
@@ -339,7 +347,7 @@ impl RegisterFileScheme for GilaniRegisterFile {
         let Some((_, _, fc)) = self.last.get(first.scheduler as usize).copied().flatten() else { return false };
         let sc = self.classify(second);
         let half = Class::Half { fits: true };
-        let sliced = self.t.sliced && fc == half && sc == half && first.warp % 2 != second.warp % 2;
+        let sliced = self.t.sliced && fc == half && sc == half && self.parity(first.warp) != self.parity(second.warp);
         let scalar = self.t.scalar && self.dual && ((fc == Class::Scalar) != (sc == Class::Scalar));
         let now = self.last.get(first.scheduler as usize).copied().flatten().map_or(0, |l| l.0);
         if sliced || scalar {

@@ -14,7 +14,8 @@ use crate::timing::sm::{Sm, NO_POOL};
 use crate::timing::stream::trace::DynInst;
 
 impl Sm {
-    /// The operand request of warp `w`'s instruction `inst` (static `s`).
+    /// The operand request of warp `w`'s instruction `inst` (static `s`): the registers the banks
+    /// see, as [`crate::timing::regfile::RegisterFileScheme::try_issue`] is asked with.
     pub(super) fn request<'p>(
         &self,
         w: usize,
@@ -28,8 +29,8 @@ impl Sm {
             scheduler,
             group,
             sid: inst.sid,
-            reads: program.rf_reads_of(s),
-            writes: program.rf_writes_of(s),
+            reads: program.bank_reads(inst.sid),
+            writes: program.bank_writes(inst.sid),
             unit: s.unit,
             mem: s.mem,
         }

@@ -166,9 +166,9 @@ impl GilaniRegisterFile {
                 } else {
                     self.c.sliced_reads_banked += reads;
                 }
-                if fits {
+                if fits && !req.writes.is_empty() {
                     self.sliced_writes.push((req.warp, req.sid));
-                } else {
+                } else if !fits {
                     self.c.width_mispredictions += 1;
                     self.mispredicted = Some((req.warp, req.sid));
                 }

@@ -10,12 +10,16 @@
 //! add.s32 %r4, %r2, 70000; // %r2 half, result > 16 bits → Half { fits: false } (a misprediction)
 //! ```
 
+use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
 use crate::timing::exec_units::UnitKind;
 use crate::timing::program::MemOp;
 use crate::timing::regfile::OperandRequest;
 use crate::timing::stream::values::ValueSummary;
+
+/// Registers numbered below this are kept in a dense table per warp.
+const DENSE: u32 = 1024;
 
 const SCALAR: u8 = 1;
 const HALF: u8 = 2;
@@ -51,8 +55,11 @@ pub struct ValueCounts {
 /// Per-warp register flags and the summaries of each warp's next instruction.
 #[derive(Clone, Debug, Default)]
 pub struct WarpValues {
-    /// Per warp slot, per register unit: `SCALAR | HALF` bits of its last write.
+    /// Per warp slot, per register below [`DENSE`]: `SCALAR | HALF` bits of its last write.
     flags: Vec<Vec<u8>>,
+    /// The same for registers from [`DENSE`] on (values the allocator left in their virtual
+    /// unit, numbered far above the physical registers), by warp slot and register.
+    sparse: BTreeMap<(u32, u32), u8>,
     /// Per warp slot: the summaries of the instruction it tries to issue.
     next: Vec<Vec<ValueSummary>>,
     bits: u32,
@@ -69,6 +76,7 @@ impl WarpValues {
     pub fn new(warps: u32, bits: u32) -> Self {
         WarpValues {
             flags: alloc::vec![Vec::new(); warps as usize],
+            sparse: BTreeMap::new(),
             next: alloc::vec![Vec::new(); warps as usize],
             bits,
             counts: ValueCounts::default(),
@@ -84,6 +92,9 @@ impl WarpValues {
     }
 
     fn flag(&self, warp: u32, unit: u32) -> u8 {
+        if unit >= DENSE {
+            return self.sparse.get(&(warp, unit)).copied().unwrap_or(0);
+        }
         self.flags.get(warp as usize).and_then(|f| f.get(unit as usize)).copied().unwrap_or(0)
     }
 
@@ -112,7 +123,7 @@ impl WarpValues {
     /// the statistics count it.
     pub fn commit(&mut self, req: &OperandRequest<'_>) {
         let bits = self.bits;
-        let WarpValues { flags, next, counts, .. } = self;
+        let WarpValues { flags, sparse, next, counts, .. } = self;
         let values = next.get(req.warp as usize).map(Vec::as_slice).unwrap_or(&[]);
         if !values.is_empty() {
             counts.value_instructions += 1;
@@ -127,6 +138,10 @@ impl WarpValues {
                 Some(v) => (if v.uniform() { SCALAR } else { 0 }) | (if v.signed_bits() <= bits { HALF } else { 0 }),
                 None => 0,
             };
+            if u >= DENSE {
+                sparse.insert((req.warp, u), x);
+                continue;
+            }
             if f.len() <= u as usize {
                 f.resize(u as usize + 1, 0);
             }

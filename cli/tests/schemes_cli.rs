@@ -31,6 +31,7 @@ fn schemes_lists_every_scheme_with_its_parameters() {
     // Scheme families append after these three.
     assert_eq!(names.get(..3), Some(&["baseline", "no-bank-conflicts", "2x-registers"][..]));
     assert!(["finereg", "virtual-thread", "reg-dram"].iter().all(|n| names.contains(n)), "{names:?}");
+    assert!(["composite", "scalar-unit", "sliced", "gilani"].iter().all(|n| names.contains(n)), "{names:?}");
     let banks = schemes[0]["params"].as_array().and_then(|p| p.iter().find(|p| p["name"] == "banks")).cloned();
     let banks = banks.unwrap_or(Json::Null);
     // volta-v100: 16 banks over 4 sub-cores, so at least 4.

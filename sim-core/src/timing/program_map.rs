@@ -208,6 +208,11 @@ pub struct Translate {
 }
 
 impl Translate {
+    /// The stream position of the original instruction the last decoded one stands for.
+    pub fn stream_pos(&self) -> u32 {
+        self.spos
+    }
+
     /// The scheme's instruction number `pc` of `ws` (positions asked in increasing order, each
     /// any number of times; `cursor` is the warp's own); past the end, the default instruction.
     pub fn decode(&mut self, map: &SidMap, ws: &WarpStream, pc: u32, cursor: &mut Cursor) -> DynInst {
@@ -245,6 +250,10 @@ pub struct SchemeProgram {
     pub program: Program,
     /// Original static id → the scheme's.
     pub map: SidMap,
+    /// Per static id of `program`: composite register-file reads and writes of one issue (a
+    /// composite instruction writes its intermediate and reads it back; a `%crf` operand is a
+    /// read). Empty when the program has no composite operands.
+    pub crf: Vec<(u8, u8)>,
 }
 
 impl SchemeProgram {
@@ -269,8 +278,40 @@ impl SchemeProgram {
         }
         let program = Program::decode_assigned(&to, gpu, physical, assign)?;
         let map = SidMap::build(module, original, &to, &program, &map)?;
-        Ok(SchemeProgram { program, map })
+        let crf = crf_accesses(&to, &program);
+        Ok(SchemeProgram { program, map, crf })
     }
+}
+
+/// Composite register-file (reads, writes) per static id of `program` (decoded from `module`);
+/// empty when no instruction has a composite operand.
+fn crf_accesses(module: &Module, program: &Program) -> Vec<(u8, u8)> {
+    use crate::ir::SchemeOperand;
+    let mut out = Vec::new();
+    for (fh, func) in module.functions.iter() {
+        let Some(body) = &func.body else { continue };
+        for (ih, inst) in body.insts.iter() {
+            let (mut reads, mut writes) = (0u8, 0u8);
+            for op in &inst.operands {
+                match op.as_scheme() {
+                    Some(SchemeOperand::Composite(_)) => {
+                        reads += 1;
+                        writes += 1;
+                    }
+                    Some(SchemeOperand::Crf) => reads += 1,
+                    _ => {}
+                }
+            }
+            let Some(sid) = program.sid(fh, ih).filter(|_| reads + writes > 0) else { continue };
+            if out.len() <= sid as usize {
+                out.resize(program.insts.len().max(sid as usize + 1), (0, 0));
+            }
+            if let Some(x) = out.get_mut(sid as usize) {
+                *x = (reads, writes);
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]

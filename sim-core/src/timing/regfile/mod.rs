@@ -28,12 +28,16 @@
 
 pub mod bank;
 pub mod baseline;
+pub mod composite_rf;
 pub mod config;
 pub mod cta_pool;
 pub mod double_registers;
 pub mod energy;
 pub mod finereg;
 pub mod finereg_pcrf;
+pub mod gilani;
+pub mod gilani_file;
+pub mod gilani_values;
 pub mod live_vectors;
 pub mod no_bank_conflicts;
 pub mod operand_collector;
@@ -50,8 +54,10 @@ use serde::{Deserialize, Serialize};
 
 use super::exec_units::UnitKind;
 use super::program::{KernelInfo, MemOp, Program};
+use super::program_map::SchemeProgram;
 use super::report::StallCause;
 use super::sm::hooks::{HookSet, ResidencyEvent, Route, SchemeUnit, SmActions};
+use super::stream::values::ValueSummary;
 use crate::gpu::{GpuConfig, ResidencyLimits};
 
 pub use config::{describe, IntoSchemeSpec, ResolvedScheme, SchemeConfigError, SchemeDescription, SchemeSpec};
@@ -360,6 +366,17 @@ pub trait RegisterFileScheme {
     fn pair(&mut self, _first: &OperandRequest<'_>, _second: &OperandRequest<'_>) -> bool {
         false
     }
+
+    /// The value summaries of warp `warp`'s instruction about to try to issue
+    /// ([`HookSet::VALUES`]): one per register unit it writes, as the functional run found them
+    /// (empty when it wrote none, or its guard held in no lane). Told before
+    /// [`RegisterFileScheme::route`] and [`RegisterFileScheme::try_issue`] of every attempt; for a
+    /// scheme's own program, the summaries of the original instruction at the stream position
+    /// the issued one stands at.
+    fn on_values(&mut self, _warp: u32, _values: &[ValueSummary]) {}
+
+    /// The scheme's own program (a transforming scheme's), told once per SM before any issue.
+    fn on_scheme_program(&mut self, _program: &SchemeProgram) {}
 
     /// The cause an [`IssueOutcome::Stall`] is charged to (asked only after one).
     fn issue_stall_cause(&self) -> StallCause {

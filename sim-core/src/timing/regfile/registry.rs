@@ -11,9 +11,12 @@ use alloc::boxed::Box;
 use alloc::vec::Vec;
 
 use super::baseline::{self, BankedConfig, BankedRegisterFile};
-use super::config::SchemeConfigError;
+use super::composite_rf;
+use super::config::{ResolvedScheme, SchemeConfigError};
 use super::double_registers::{self, DoubleRegisterFile};
 use super::finereg::{self, FineReg};
+use super::gilani::{self, GilaniConfig, Techniques};
+use super::gilani_file::GilaniRegisterFile;
 use super::no_bank_conflicts::{self, ConflictFreeRegisterFile};
 use super::params::{ModelNote, ParamSpec, SchemeConfig};
 use super::virtual_thread::{self, VirtualThread};
@@ -118,7 +121,76 @@ pub const SCHEMES: &[SchemeEntry] = &[
         needs_values: false,
         assign: None,
     },
+    SchemeEntry {
+        name: "composite",
+        description: "Composite instructions: dependent pairs fused, intermediate in a composite RF (Gilani)",
+        source: "Gilani, Kim, Schulte HPCA'13 §3 (SCHEMES.md §5)",
+        params: gilani::composite_schema,
+        notes: gilani::COMPOSITE_NOTES,
+        make: |c, cfg| gilani_file("composite", Techniques::COMPOSITE, c, cfg),
+        transform: Some(composite_rf::fuse_paper),
+        needs_values: true,
+        assign: None,
+    },
+    SchemeEntry {
+        name: "scalar-unit",
+        description: "Scalar unit and scalar RF for instructions on warp-uniform values (Gilani)",
+        source: "Gilani, Kim, Schulte HPCA'13 §4 (SCHEMES.md §5)",
+        params: gilani::scalar_schema,
+        notes: gilani::SCALAR_NOTES,
+        make: |c, cfg| gilani_file("scalar-unit", Techniques::SCALAR, c, cfg),
+        transform: None,
+        needs_values: true,
+        assign: None,
+    },
+    SchemeEntry {
+        name: "sliced",
+        description: "Sliced datapath: 16-bit instructions of two warps paired (Gilani)",
+        source: "Gilani, Kim, Schulte HPCA'13 §5 (SCHEMES.md §5)",
+        params: gilani::sliced_schema,
+        notes: gilani::SLICED_NOTES,
+        make: |c, cfg| gilani_file("sliced", Techniques::SLICED, c, cfg),
+        transform: None,
+        needs_values: true,
+        assign: None,
+    },
+    SchemeEntry {
+        name: "gilani",
+        description: "Composite instructions, scalar unit and sliced datapath together (Gilani)",
+        source: "Gilani, Kim, Schulte HPCA'13 (SCHEMES.md §5)",
+        params: gilani::gilani_schema,
+        notes: gilani::GILANI_NOTES,
+        make: |c, cfg| gilani_file("gilani", Techniques::ALL, c, cfg),
+        transform: Some(composite_rf::fuse_paper),
+        needs_values: true,
+        assign: None,
+    },
 ];
+
+/// A register file of Gilani's family.
+fn gilani_file(
+    name: &'static str,
+    t: Techniques,
+    c: &SchemeContext<'_>,
+    cfg: &SchemeConfig,
+) -> Result<Box<dyn RegisterFileScheme>, SchemeConfigError> {
+    Ok(Box::new(GilaniRegisterFile::new(c, &GilaniConfig::from_config(name, t, cfg)?)))
+}
+
+/// The program pass a resolved scheme is timed on: its entry's, unless a parameter picks another
+/// (the composite pair rule of `composite` and `gilani`).
+pub fn transform_of(r: &ResolvedScheme) -> Option<ProgramTransform> {
+    let rule = r.config.get("pair_rule").and_then(|v| match v {
+        super::ParamValue::Text(t) => Some(t.as_str()),
+        _ => None,
+    });
+    match (r.entry.transform, rule) {
+        (Some(_), Some(rule)) if matches!(r.entry.name, "composite" | "gilani") => {
+            Some(composite_rf::transform_for_rule(rule))
+        }
+        (t, _) => t,
+    }
+}
 
 /// The scheme called `name`.
 pub fn by_name(name: &str) -> Option<&'static SchemeEntry> {

@@ -43,6 +43,10 @@ impl HookSet {
     /// Pairing of two warps' instructions in one issue slot
     /// ([`crate::timing::regfile::RegisterFileScheme::pair`]).
     pub const PAIRING: HookSet = HookSet(16);
+    /// The value summaries of each instruction about to issue
+    /// ([`crate::timing::regfile::RegisterFileScheme::on_values`]; the run must record values:
+    /// [`crate::timing::regfile::SchemeEntry::needs_values`]).
+    pub const VALUES: HookSet = HookSet(32);
 
     /// Every hook of `self` and of `other`.
     pub const fn with(self, other: HookSet) -> HookSet {

@@ -368,6 +368,9 @@ impl Sm {
             self.issue_control(w, now, s.control, inst.executed);
             return Ok(s.unit);
         }
+        if self.hooks.contains(HookSet::VALUES) {
+            self.feed_values(w);
+        }
         let (cu, unit, pool) = self.collect(w, &inst, s, now, program)?;
         let why = if matches!(s.mem, MemOp::Load | MemOp::Atomic) { Pending::Memory } else { Pending::Alu };
         self.scoreboard.reserve_for(w, s, program, why);

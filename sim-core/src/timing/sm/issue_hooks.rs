@@ -14,7 +14,8 @@ use crate::timing::sm::{Sm, NO_POOL};
 use crate::timing::stream::trace::DynInst;
 
 impl Sm {
-    /// The operand request of warp `w`'s instruction `inst` (static `s`).
+    /// The operand request of warp `w`'s instruction `inst` (static `s`): the registers the banks
+    /// see, as [`crate::timing::regfile::RegisterFileScheme::try_issue`] is asked with.
     pub(super) fn request<'p>(
         &self,
         w: usize,
@@ -28,8 +29,8 @@ impl Sm {
             scheduler,
             group,
             sid: inst.sid,
-            reads: program.rf_reads_of(s),
-            writes: program.rf_writes_of(s),
+            reads: program.bank_reads(inst.sid),
+            writes: program.bank_writes(inst.sid),
             unit: s.unit,
             mem: s.mem,
         }
@@ -98,5 +99,18 @@ impl Sm {
                 }
             }
         }
+    }
+
+    /// Values hook: tells the scheme the value summaries of warp `w`'s next instruction (at its
+    /// stream position: the warp's `pc`, or for a scheme's own program where its replay stands).
+    pub(super) fn feed_values(&mut self, w: usize) {
+        let Some(warp) = self.warps.get(w) else { return };
+        let Some(Some(c)) = self.ctas.get(warp.cta as usize) else { return };
+        let Some(stream) = c.stream.warps.get(warp.index as usize) else { return };
+        let pos = match &self.xlate {
+            Some((_, tr)) => tr.get(w).map_or(warp.pc, |t| t.stream_pos()),
+            None => warp.pc,
+        };
+        self.rf.on_values(w as u32, stream.values_at(pos));
     }
 }

@@ -262,6 +262,7 @@ impl Sm {
     /// Replays streams as the instructions of `program` (a scheme that transforms code).
     pub fn set_scheme_program(&mut self, program: Rc<SchemeProgram>) {
         let n = self.warps.len();
+        self.rf.on_scheme_program(&program);
         self.xlate = Some((program, vec![Translate::default(); n]));
     }
 

@@ -1,0 +1,153 @@
+//! The run-time value state of Gilani's scalar unit and sliced datapath: per warp slot and
+//! register unit, whether its last write was scalar (every executed lane wrote one value) and
+//! half-width (every value fits `bits` signed), set from the functional run's value summaries
+//! (the comparison stage before write-back), and the class of an instruction about to issue.
+//!
+//! ```text
+//! mov.u32 %r1, 0;          // uniform, 1 signed bit   → %r1 scalar, half-width; Scalar
+//! add.s32 %r1, %r1, 1;     // sources scalar, uniform → Scalar
+//! add.s32 %r3, %r2, 7;     // %r2 = tid (half, not scalar), result 7..38 → Half { fits: true }
+//! add.s32 %r4, %r2, 70000; // %r2 half, result > 16 bits → Half { fits: false } (a misprediction)
+//! ```
+
+use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
+
+use crate::timing::exec_units::UnitKind;
+use crate::timing::program::MemOp;
+use crate::timing::regfile::OperandRequest;
+use crate::timing::stream::values::ValueSummary;
+
+/// Registers numbered below this are kept in a dense table per warp.
+const DENSE: u32 = 1024;
+
+const SCALAR: u8 = 1;
+const HALF: u8 = 2;
+
+/// How an instruction issues under the techniques in use.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Class {
+    /// On its own unit, full width.
+    #[default]
+    Simt,
+    /// On the scalar unit.
+    Scalar,
+    /// As a 16-bit instruction; `fits`: its result fits after all.
+    Half {
+        /// The result fits the half width.
+        fits: bool,
+    },
+}
+
+/// Value figures of the run (the paper's statistics).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ValueCounts {
+    /// Issued instructions that wrote at least one summarised register unit.
+    pub value_instructions: u64,
+    /// Of those, instructions whose every written unit was uniform across the executed lanes.
+    pub uniform_result_instructions: u64,
+    /// Register units written with a summary.
+    pub written_values: u64,
+    /// Of those, units whose values fit the half width (signed).
+    pub half_width_values: u64,
+}
+
+/// Per-warp register flags and the summaries of each warp's next instruction.
+#[derive(Clone, Debug, Default)]
+pub struct WarpValues {
+    /// Per warp slot, per register below [`DENSE`]: `SCALAR | HALF` bits of its last write.
+    flags: Vec<Vec<u8>>,
+    /// The same for registers from [`DENSE`] on (values the allocator left in their virtual
+    /// unit, numbered far above the physical registers), by warp slot and register.
+    sparse: BTreeMap<(u32, u32), u8>,
+    /// Per warp slot: the summaries of the instruction it tries to issue.
+    next: Vec<Vec<ValueSummary>>,
+    bits: u32,
+    /// Statistics so far.
+    pub counts: ValueCounts,
+}
+
+fn alu(req: &OperandRequest<'_>) -> bool {
+    req.mem == MemOp::None && matches!(req.unit, UnitKind::Sp | UnitKind::Int)
+}
+
+impl WarpValues {
+    /// For `warps` warp slots, half width `bits`.
+    pub fn new(warps: u32, bits: u32) -> Self {
+        WarpValues {
+            flags: alloc::vec![Vec::new(); warps as usize],
+            sparse: BTreeMap::new(),
+            next: alloc::vec![Vec::new(); warps as usize],
+            bits,
+            counts: ValueCounts::default(),
+        }
+    }
+
+    /// Warp `warp`'s next instruction wrote `values`.
+    pub fn set_next(&mut self, warp: u32, values: &[ValueSummary]) {
+        if let Some(n) = self.next.get_mut(warp as usize) {
+            n.clear();
+            n.extend_from_slice(values);
+        }
+    }
+
+    fn flag(&self, warp: u32, unit: u32) -> u8 {
+        if unit >= DENSE {
+            return self.sparse.get(&(warp, unit)).copied().unwrap_or(0);
+        }
+        self.flags.get(warp as usize).and_then(|f| f.get(unit as usize)).copied().unwrap_or(0)
+    }
+
+    fn fits(&self, v: ValueSummary) -> bool {
+        v.signed_bits() <= self.bits
+    }
+
+    /// The class of `req` (its warp's next instruction) with the scalar unit (`scalar`) and the
+    /// sliced datapath (`sliced`) in use.
+    pub fn classify(&self, req: &OperandRequest<'_>, scalar: bool, sliced: bool) -> Class {
+        let Some(values) = self.next.get(req.warp as usize) else { return Class::Simt };
+        if !alu(req) || values.len() != req.writes.len() || (req.reads.is_empty() && values.is_empty()) {
+            return Class::Simt;
+        }
+        let all = |bit: u8| req.reads.iter().all(|&u| self.flag(req.warp, u) & bit != 0);
+        if scalar && all(SCALAR) && values.iter().all(|v| v.uniform()) {
+            return Class::Scalar;
+        }
+        if sliced && !req.reads.is_empty() && all(HALF) {
+            return Class::Half { fits: values.iter().all(|&v| self.fits(v)) };
+        }
+        Class::Simt
+    }
+
+    /// `req` issued: its written units take the flags of its summaries (none without them), and
+    /// the statistics count it.
+    pub fn commit(&mut self, req: &OperandRequest<'_>) {
+        let bits = self.bits;
+        let WarpValues { flags, sparse, next, counts, .. } = self;
+        let values = next.get(req.warp as usize).map(Vec::as_slice).unwrap_or(&[]);
+        if !values.is_empty() {
+            counts.value_instructions += 1;
+            counts.uniform_result_instructions += u64::from(values.iter().all(|v| v.uniform()));
+            counts.written_values += values.len() as u64;
+            counts.half_width_values += values.iter().filter(|v| v.signed_bits() <= bits).count() as u64;
+        }
+        let matched = values.len() == req.writes.len();
+        let Some(f) = flags.get_mut(req.warp as usize) else { return };
+        for (i, &u) in req.writes.iter().enumerate() {
+            let x = match values.get(i).filter(|_| matched) {
+                Some(v) => (if v.uniform() { SCALAR } else { 0 }) | (if v.signed_bits() <= bits { HALF } else { 0 }),
+                None => 0,
+            };
+            if u >= DENSE {
+                sparse.insert((req.warp, u), x);
+                continue;
+            }
+            if f.len() <= u as usize {
+                f.resize(u as usize + 1, 0);
+            }
+            if let Some(slot) = f.get_mut(u as usize) {
+                *slot = x;
+            }
+        }
+    }
+}

@@ -1,6 +1,7 @@
 //! Running a timing file test: `tests/cases/timing/<name>.ptx` starts with `// run: timing`, carries
 //! a `// launch: {…}` line (the executor's launch format) and a
-//! `// timing: PRESET [sms=N] [schemes=a,b] [registers=N]` line; the key figures of each scheme's
+//! `// timing: PRESET [sms=N] [schemes=a,b] [registers=N]` line (`schemes=a:x=1,y=2;b` when a spec
+//! has several parameters); the key figures of each scheme's
 //! report, as text, must equal `<name>.expected` (`tests/file_tests.rs`).
 //!
 //! ```text
@@ -34,7 +35,8 @@ pub fn timing_header(src: &str) -> Result<(String, TimingOptions, Vec<String>), 
         match k {
             "sms" => options.sms = Some(v.parse().map_err(|_| format!("bad sms {v}"))?),
             "registers" => options.registers_per_thread = Some(v.parse().map_err(|_| format!("bad registers {v}"))?),
-            "schemes" => schemes = v.split(',').map(String::from).collect(),
+            // `;` separates schemes when a spec has several parameters (`demo:a=1,b=2;baseline`).
+            "schemes" => schemes = v.split(if v.contains(';') { ';' } else { ',' }).map(String::from).collect(),
             _ => return Err(format!("unknown header key {k}")),
         }
     }

@@ -177,7 +177,7 @@ fn plans<S: IntoSchemeSpec>(schemes: &[S], gpu: &GpuConfig, options: &TimingOpti
     Ok(resolved
         .into_iter()
         .map(|r| {
-            let (t, a) = (r.entry.transform, r.entry.assign);
+            let (t, a) = (regfile::registry::transform_of(&r), r.entry.assign);
             (r, t, a)
         })
         .collect())

@@ -29,6 +29,8 @@
 pub mod bank;
 pub mod baseline;
 pub mod config;
+pub mod demo;
+pub mod demo_program;
 pub mod double_registers;
 pub mod energy;
 pub mod no_bank_conflicts;

@@ -11,7 +11,9 @@ use alloc::boxed::Box;
 use alloc::vec::Vec;
 
 use super::baseline::{self, BankedConfig, BankedRegisterFile};
-use super::config::SchemeConfigError;
+use super::config::{ResolvedScheme, SchemeConfigError};
+use super::demo::{self, DemoRegisterFile, IdealRegisterFile};
+use super::demo_program;
 use super::double_registers::{self, DoubleRegisterFile};
 use super::no_bank_conflicts::{self, ConflictFreeRegisterFile};
 use super::params::{ModelNote, ParamSpec, SchemeConfig};
@@ -83,7 +85,41 @@ pub const SCHEMES: &[SchemeEntry] = &[
         needs_values: false,
         assign: None,
     },
+    SchemeEntry {
+        name: "demo",
+        description: "DeMO: single-use loads become direct memory operands (memory-operand buffer)",
+        source: "Mohammadpur-Fard et al., DeMO (SCHEMES.md §3)",
+        params: demo::params,
+        notes: demo::NOTES,
+        make: |c, cfg| Ok(Box::new(DemoRegisterFile::new(c, cfg)?)),
+        transform: Some(demo_program::transform_global),
+        needs_values: false,
+        assign: None,
+    },
+    SchemeEntry {
+        name: "demo-ideal",
+        description: "DeMO's Ideal limit: single-use memory values bypass the register file",
+        source: "Mohammadpur-Fard et al., DeMO Fig. 3 (SCHEMES.md §3)",
+        params: BankedConfig::params,
+        notes: demo::IDEAL_NOTES,
+        make: |c, cfg| Ok(Box::new(IdealRegisterFile::new(c, cfg)?)),
+        transform: None,
+        needs_values: false,
+        assign: Some(demo_program::ideal_assign),
+    },
 ];
+
+/// Builds a scheme's program pass from its resolved config (a pass with parameters).
+pub type ConfiguredTransform = fn(&SchemeConfig) -> Option<ProgramTransform>;
+
+/// The schemes whose program pass depends on their parameters; the others use their entry's
+/// [`SchemeEntry::transform`].
+const CONFIGURED_TRANSFORMS: &[(&str, ConfiguredTransform)] = &[("demo", demo_program::transform_for)];
+
+/// The program pass of resolved scheme `r`: the one its config selects, else its entry's.
+pub fn transform_of(r: &ResolvedScheme) -> Option<ProgramTransform> {
+    CONFIGURED_TRANSFORMS.iter().find(|(n, _)| *n == r.entry.name).and_then(|(_, f)| f(&r.config)).or(r.entry.transform)
+}
 
 /// The scheme called `name`.
 pub fn by_name(name: &str) -> Option<&'static SchemeEntry> {

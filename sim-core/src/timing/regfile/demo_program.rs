@@ -1,0 +1,112 @@
+//! DeMO's programs (Mohammadpur-Fard et al., Algorithms 1 and 2): the `demo` scheme's transform
+//! (single-use loads folded into their consumers, [`crate::analysis::demo_rewrite`]) with the map
+//! that lets the shared functional run feed it, and the `demo-ideal` scheme's register
+//! assignment (the paper's Fig. 3 Ideal: every single-use memory value bypasses the register
+//! file, nothing else changes).
+//!
+//! ```text
+//! original:  ld.global.f32 %f1, [%rd1];   add.f32 %f2, %f1, %f3;
+//! demo:      (dropped)                    add.f32 %f2, %g[%rd1], %f3;   absorbs the ld's access
+//! ideal:     ld (no bank write)           add (no bank read of %f1)     same program, same timing
+//! ```
+//!
+//! The map: every original instruction of a block keeps its place in block order, so its new
+//! handle is its rank among the kept instructions (the rebuild allocates in block order); a
+//! single-use load is dropped and its consumer absorbs that load's recorded access, named
+//! explicitly ([`InstMap::set_absorbs_from`]) as compiled code often hoists several loads above
+//! their consumers.
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::params::{ConfigReader, SchemeConfig};
+use crate::analysis::demo_rewrite::demo_rewrite_in;
+use crate::analysis::single_use_loads::{LoadSpaces, SingleUseLoads};
+use crate::analysis::{Cfg, Liveness, ModuleAnalysis};
+use crate::ir::{Handle, Inst, Module};
+use crate::timing::program_map::{InstFate, InstMap, ProgramTransform};
+use crate::timing::program_regs::RegisterAssignment;
+
+/// The `spaces` parameter's choices, default first.
+pub const SPACE_CHOICES: &[&str] = &["global", "all"];
+
+/// The load spaces a `spaces` choice names.
+pub fn load_spaces(choice: &str) -> Option<LoadSpaces> {
+    match choice {
+        "global" => Some(LoadSpaces::Global),
+        "all" => Some(LoadSpaces::All),
+        _ => None,
+    }
+}
+
+/// The `demo` transform for a resolved config (its `spaces` parameter); `None` if the config
+/// names no known choice (resolution has checked it).
+pub fn transform_for(config: &SchemeConfig) -> Option<ProgramTransform> {
+    let choice = ConfigReader::new("demo", config).choice("spaces").ok()?;
+    match load_spaces(choice)? {
+        LoadSpaces::Global => Some(transform_global),
+        LoadSpaces::All => Some(transform_all),
+    }
+}
+
+/// The transform folding `.global` loads only (the registry entry's default).
+pub fn transform_global(module: &Module) -> Result<(Module, InstMap), String> {
+    transform(module, LoadSpaces::Global)
+}
+
+/// The transform folding loads of every space **A** allows.
+pub fn transform_all(module: &Module) -> Result<(Module, InstMap), String> {
+    transform(module, LoadSpaces::All)
+}
+
+/// The rewritten module and where each original instruction went.
+pub fn transform(module: &Module, spaces: LoadSpaces) -> Result<(Module, InstMap), String> {
+    let rewritten = demo_rewrite_in(module, spaces).map_err(|d| {
+        let first = d.first().map(|x| format!("{x:?}")).unwrap_or_default();
+        format!("the DeMO rewrite fails verification ({} problems): {first}", d.len())
+    })?;
+    let mut map = InstMap::new();
+    for (h, func) in module.functions.iter() {
+        let Some(body) = &func.body else { continue };
+        let loads = SingleUseLoads::compute_in(func, &Liveness::compute(func, &Cfg::compute(func)), spaces);
+        let mut next = 0u32;
+        for (_, block) in body.blocks.iter() {
+            for &ih in &block.insts {
+                if loads.is_single_use(ih) {
+                    map.set(h, ih, InstFate::dropped());
+                    continue;
+                }
+                let new: Handle<Inst> = Handle::from_index(next);
+                next += 1;
+                match loads.load_consumed_by(ih) {
+                    Some(u) => {
+                        map.set(h, ih, InstFate { absorbs: true, ..InstFate::kept(new) });
+                        map.set_absorbs_from(h, ih, u.load);
+                    }
+                    None => map.set(h, ih, InstFate::kept(new)),
+                }
+            }
+        }
+    }
+    Ok((rewritten.module, map))
+}
+
+/// The `demo-ideal` assignment: the value of every single-use load (all spaces **A** allows)
+/// lives in no register, so its write and its one read cost no bank access; every other value
+/// keeps the allocator's registers, and registers per thread stay the original's.
+pub fn ideal_assign(module: &Module, analysis: &ModuleAnalysis, out: &mut RegisterAssignment) -> Result<(), String> {
+    for (h, func) in module.functions.iter() {
+        let Some(ka) = analysis.get(h) else { continue };
+        let loads = SingleUseLoads::compute(func, &ka.liveness);
+        let defs = ka.def_use.defs();
+        for u in loads.iter() {
+            for &d in ka.def_use.defs_at(u.load) {
+                if defs.get(d as usize).is_some_and(|x| x.reg == u.reg) {
+                    out.values.insert((h.raw(), d), Vec::new());
+                }
+            }
+        }
+    }
+    Ok(())
+}

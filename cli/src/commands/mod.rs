@@ -6,5 +6,6 @@ pub mod corpus;
 pub mod exec;
 pub mod occupancy;
 pub mod parse;
+pub mod rewrite;
 pub mod run;
 pub mod schemes;

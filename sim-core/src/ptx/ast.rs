@@ -297,6 +297,18 @@ pub enum OperandAst<'a> {
     Pair(Name<'a>, Name<'a>),
     /// `(a, b)`.
     List(Vec<OperandAst<'a>>, Span),
+    /// A DeMO direct memory operand, RegLab's syntax (not PTX): `%g[%rd1+4]` — a space prefix
+    /// (`%g` global, `%s` shared, `%l` local, `%c` const, `%p` param) and an address.
+    Memory {
+        /// The space prefix.
+        prefix: Name<'a>,
+        /// Base name.
+        base: Option<Name<'a>>,
+        /// Offset.
+        offset: i64,
+        /// Where.
+        span: Span,
+    },
 }
 
 impl OperandAst<'_> {
@@ -309,6 +321,7 @@ impl OperandAst<'_> {
             OperandAst::Literal(_, s)
             | OperandAst::SymOffset { span: s, .. }
             | OperandAst::Address { span: s, .. }
+            | OperandAst::Memory { span: s, .. }
             | OperandAst::Bracket(_, s)
             | OperandAst::Vector(_, s)
             | OperandAst::Sink(s)

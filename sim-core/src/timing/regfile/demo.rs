@@ -23,7 +23,7 @@ use alloc::vec::Vec;
 
 use super::baseline::{BankedConfig, BankedRegisterFile};
 use super::config::SchemeConfigError;
-use super::demo_program::SPACE_CHOICES;
+use super::demo_program::{is_mob, ISSUE_CHOICES, SPACE_CHOICES};
 use super::params::{ConfigReader, ModelNote, ParamSpec, SchemeConfig};
 use super::{
     CuId, EnergyModel, IssueOutcome, OperandRequest, RegisterFileScheme, SchemeContext, SchemeCounter, SchemeStats,
@@ -48,6 +48,10 @@ pub fn params(gpu: &GpuConfig, energy: &EnergyModel) -> Vec<ParamSpec> {
         "Loads that may become memory operands: global = ld.global only; all = ld.global/.shared/.local/.const/.param",
         "SCHEMES.md §3; the paper adds a direct form of every load",
     ));
+    p.push(ParamSpec::choice("issue", ISSUE_CHOICES[0], ISSUE_CHOICES).doc(
+        "consumer = the load is dropped and the consumer sends its request from its own place (the brief's model); load = the paper's SASS (Fig. 4, 2''/3''): a direct load issues in the load's place into the buffer, the consumer reads the buffer",
+        "SCHEMES.md §3; Mohammadpur-Fard et al. Fig. 4 and §III-B",
+    ));
     p.push(
         ParamSpec::float("mob_nj", energy.rfc_nj, 0.0, 1.0, "nJ per 32-bit access")
             .doc("Energy of one 32-bit memory-operand buffer access (one write when the data returns, one read when the consumer executes)", "A: like a register-file cache entry, 0.1 × main RF (SCHEMES.md §5)")
@@ -64,6 +68,7 @@ pub const NOTES: &[ModelNote] = &[
     ModelNote::modelled("Timing: the consumer issues where it stood and waits for the LD/ST unit like a load; its register sources (the address included) are read from the banks; its request is coalesced and timed through L1/L2/DRAM like the load's."),
     ModelNote::assumption("The loaded value goes into a memory-operand buffer of the issuing scheduler (mob_entries, default 16): one entry per consumer from issue until its result is written back; full → issue stall charged to scheme_buffer_full."),
     ModelNote::assumption("The consumer executes its ALU latency after the data is back, without occupying an ALU pipe (it is in the LD/ST unit's shadow)."),
+    ModelNote::assumption("issue=load (the paper's SASS): the program is the original; a folded load issues in its place as a direct load whose data goes into the buffer (entry taken at its issue, full → issue stall) and its consumer reads it there (entry freed at the consumer's issue); a load is folded only once the warp's previous folded value in the block has been consumed (one in flight per warp, so the in-order issue cannot deadlock on a full buffer); registers per thread stay the original's."),
     ModelNote::modelled("No bank write of the loaded value and no bank read of it; MOB accesses (one write, one read per direct operand) cost mob_nj."),
     ModelNote::modelled("Registers per thread and occupancy: the allocator on the rewritten kernel."),
     ModelNote::not_modelled("The new instruction encoding and the decoder; the paper's RBA bank-conflict measures."),
@@ -79,12 +84,17 @@ pub const IDEAL_NOTES: &[ModelNote] = &[
 #[derive(Clone, Debug)]
 pub struct DemoRegisterFile {
     inner: BankedRegisterFile,
-    /// Per scheduler: the (warp slot, sid) of consumers holding an entry.
+    /// Per scheduler: the entries held, as (warp slot, sid of the consumer) with `issue=consumer`
+    /// or (warp slot, buffer id of the value) with `issue=load`.
     mob: Vec<Vec<(u32, u32)>>,
     held: usize,
     entries: usize,
+    /// `issue=load`: direct loads fill the buffer, consumers read it.
+    split: bool,
     mob_nj: f64,
     direct: u64,
+    mob_reads: u64,
+    mob_writes: u64,
     full: u64,
 }
 
@@ -95,8 +105,52 @@ impl DemoRegisterFile {
         let entries = r.u32("mob_entries")? as usize;
         let mob_nj = EnergyModel::per_warp_register(r.f64("mob_nj")?, ctx.geometry.warp_size);
         let inner = BankedRegisterFile::new(ctx, &BankedConfig::from_config("demo", config)?);
+        let split = r.choice("issue")? == "load";
         let mob = vec![Vec::new(); ctx.geometry.schedulers.max(1) as usize];
-        Ok(DemoRegisterFile { inner, mob, held: 0, entries, mob_nj, direct: 0, full: 0 })
+        Ok(DemoRegisterFile {
+            inner,
+            mob,
+            held: 0,
+            entries,
+            split,
+            mob_nj,
+            direct: 0,
+            mob_reads: 0,
+            mob_writes: 0,
+            full: 0,
+        })
+    }
+
+    /// `issue=load`: a direct load (it writes a buffer id) takes entries, a consumer (it reads
+    /// one) frees them; the banks see neither.
+    fn issue_split(&mut self, req: &OperandRequest<'_>, now: u64) -> IssueOutcome {
+        let (tr, tw) = (req.reads.iter().any(|&u| is_mob(u)), req.writes.iter().any(|&u| is_mob(u)));
+        if !tr && !tw {
+            return self.inner.try_issue(req, now);
+        }
+        let s = req.scheduler as usize;
+        let need = req.writes.iter().filter(|&&u| is_mob(u)).count();
+        if tw && self.mob.get(s).map_or(0, Vec::len) + need > self.entries {
+            self.full += 1;
+            return IssueOutcome::Stall;
+        }
+        let reads: Vec<u32> = req.reads.iter().copied().filter(|&u| !is_mob(u)).collect();
+        let writes: Vec<u32> = req.writes.iter().copied().filter(|&u| !is_mob(u)).collect();
+        let out = self.inner.try_issue(&OperandRequest { reads: &reads, writes: &writes, ..*req }, now);
+        let (IssueOutcome::Collecting(_), Some(q)) = (out, self.mob.get_mut(s)) else { return out };
+        for &u in req.reads.iter().filter(|&&u| is_mob(u)) {
+            if let Some(i) = q.iter().position(|&e| e == (req.warp, u)) {
+                q.swap_remove(i);
+                self.held -= 1;
+                self.mob_reads += 1;
+            }
+        }
+        for &u in req.writes.iter().filter(|&&u| is_mob(u)) {
+            q.push((req.warp, u));
+            self.held += 1;
+            self.direct += 1;
+        }
+        out
     }
 
     fn counter(name: &str, value: u64, unit: &str) -> SchemeCounter {
@@ -114,6 +168,9 @@ impl RegisterFileScheme for DemoRegisterFile {
     }
 
     fn try_issue(&mut self, req: &OperandRequest<'_>, now: u64) -> IssueOutcome {
+        if self.split {
+            return self.issue_split(req, now);
+        }
         if req.mem != MemOp::Operand {
             return self.inner.try_issue(req, now);
         }
@@ -127,6 +184,8 @@ impl RegisterFileScheme for DemoRegisterFile {
             q.push((req.warp, req.sid));
             self.held += 1;
             self.direct += 1;
+            self.mob_reads += 1;
+            self.mob_writes += 1;
         }
         out
     }
@@ -140,10 +199,18 @@ impl RegisterFileScheme for DemoRegisterFile {
     }
 
     fn try_write(&mut self, req: &WriteRequest<'_>, now: u64) -> bool {
+        if self.split && req.units.iter().any(|&u| is_mob(u)) {
+            let units: Vec<u32> = req.units.iter().copied().filter(|&u| !is_mob(u)).collect();
+            if !units.is_empty() && !self.inner.try_write(&WriteRequest { units: &units, ..*req }, now) {
+                return false;
+            }
+            self.mob_writes += 1;
+            return true;
+        }
         if !self.inner.try_write(req, now) {
             return false;
         }
-        if self.held > 0 {
+        if self.held > 0 && !self.split {
             for q in &mut self.mob {
                 if let Some(i) = q.iter().position(|&e| e == (req.warp, req.sid)) {
                     q.swap_remove(i);
@@ -167,8 +234,8 @@ impl RegisterFileScheme for DemoRegisterFile {
         let mut s = self.inner.stats();
         s.structures.push(StructureStats {
             name: String::from("mob"),
-            reads: self.direct,
-            writes: self.direct,
+            reads: self.mob_reads,
+            writes: self.mob_writes,
             nj_per_access: self.mob_nj,
         });
         s.counters.push(DemoRegisterFile::counter("direct_operands", self.direct, "warp instructions"));

@@ -26,10 +26,31 @@ use crate::analysis::single_use_loads::{LoadSpaces, SingleUseLoads};
 use crate::analysis::{Cfg, Liveness, ModuleAnalysis};
 use crate::ir::{Handle, Inst, Module};
 use crate::timing::program_map::{InstFate, InstMap, ProgramTransform};
-use crate::timing::program_regs::RegisterAssignment;
+use crate::timing::program_regs::{AssignRegisters, PhysSlice, RegisterAssignment, WHOLE};
 
 /// The `spaces` parameter's choices, default first.
 pub const SPACE_CHOICES: &[&str] = &["global", "all"];
+
+/// The `issue` parameter's choices, default first: `consumer` (the consumer carries the load's
+/// request from its own place; the load is dropped) and `load` (the paper's SASS, Fig. 4 2''/3'':
+/// a direct load issues in the load's place into the memory-operand buffer, the consumer reads
+/// the buffer).
+pub const ISSUE_CHOICES: &[&str] = &["consumer", "load"];
+
+/// Bank-side id bit of a value that lives in the memory-operand buffer (`issue=load`): the
+/// scheme sees the access and keeps it away from the banks.
+pub const MOB_TAG: u32 = 1 << 30;
+
+/// True for a memory-operand-buffer id.
+pub fn is_mob(id: u32) -> bool {
+    id & MOB_TAG != 0
+}
+
+fn split(config: &SchemeConfig) -> Option<(bool, LoadSpaces)> {
+    let r = ConfigReader::new("demo", config);
+    let load = r.choice("issue").ok()? == "load";
+    Some((load, load_spaces(r.choice("spaces").ok()?)?))
+}
 
 /// The load spaces a `spaces` choice names.
 pub fn load_spaces(choice: &str) -> Option<LoadSpaces> {
@@ -43,11 +64,63 @@ pub fn load_spaces(choice: &str) -> Option<LoadSpaces> {
 /// The `demo` transform for a resolved config (its `spaces` parameter); `None` if the config
 /// names no known choice (resolution has checked it).
 pub fn transform_for(config: &SchemeConfig) -> Option<ProgramTransform> {
-    let choice = ConfigReader::new("demo", config).choice("spaces").ok()?;
-    match load_spaces(choice)? {
-        LoadSpaces::Global => Some(transform_global),
-        LoadSpaces::All => Some(transform_all),
+    match split(config)? {
+        (true, _) => None,
+        (false, LoadSpaces::Global) => Some(transform_global),
+        (false, LoadSpaces::All) => Some(transform_all),
     }
+}
+
+/// The `demo` register assignment for a resolved config: with `issue=load`, the folded values
+/// live in the memory-operand buffer ([`split_assign`]); else none (the allocator's).
+pub fn assign_for(config: &SchemeConfig) -> Option<AssignRegisters> {
+    match split(config)? {
+        (false, _) => None,
+        (true, LoadSpaces::Global) => Some(split_assign_global),
+        (true, LoadSpaces::All) => Some(split_assign_all),
+    }
+}
+
+fn split_assign_global(module: &Module, analysis: &ModuleAnalysis, out: &mut RegisterAssignment) -> Result<(), String> {
+    split_assign(module, analysis, out, LoadSpaces::Global)
+}
+
+fn split_assign_all(module: &Module, analysis: &ModuleAnalysis, out: &mut RegisterAssignment) -> Result<(), String> {
+    split_assign(module, analysis, out, LoadSpaces::All)
+}
+
+/// `issue=load`: the original program, every folded load's value placed in the buffer
+/// ([`MOB_TAG`] + its definition id) instead of a register. **A**: a load is folded only if the
+/// warp's previous folded value in the block has been consumed before it (one direct operand in
+/// flight per warp, so a full buffer never deadlocks a warp's in-order issue); registers per
+/// thread stay the original kernel's.
+pub fn split_assign(
+    module: &Module,
+    analysis: &ModuleAnalysis,
+    out: &mut RegisterAssignment,
+    spaces: LoadSpaces,
+) -> Result<(), String> {
+    for (h, func) in module.functions.iter() {
+        let (Some(ka), Some(body)) = (analysis.get(h), &func.body) else { continue };
+        let loads = SingleUseLoads::compute_in(func, &ka.liveness, spaces);
+        let defs = ka.def_use.defs();
+        for (_, block) in body.blocks.iter() {
+            let mut pending = None;
+            for &ih in &block.insts {
+                if pending == Some(ih) {
+                    pending = None;
+                }
+                let Some(u) = loads.get(ih).filter(|_| pending.is_none()) else { continue };
+                for &d in ka.def_use.defs_at(ih) {
+                    if defs.get(d as usize).is_some_and(|x| x.reg == u.reg) {
+                        out.values.insert((h.raw(), d), alloc::vec![PhysSlice { reg: MOB_TAG | d, slices: WHOLE }]);
+                    }
+                }
+                pending = Some(u.consumer);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The transform folding `.global` loads only (the registry entry's default).

@@ -109,16 +109,32 @@ pub const SCHEMES: &[SchemeEntry] = &[
     },
 ];
 
-/// Builds a scheme's program pass from its resolved config (a pass with parameters).
-pub type ConfiguredTransform = fn(&SchemeConfig) -> Option<ProgramTransform>;
+/// A scheme's program passes chosen by its resolved config (passes with parameters).
+#[derive(Clone, Copy, Debug)]
+pub struct ConfiguredPasses {
+    /// The IR → IR pass for the config (`None`: the original program).
+    pub transform: fn(&SchemeConfig) -> Option<ProgramTransform>,
+    /// The register assignment for the config (`None`: the allocator's).
+    pub assign: fn(&SchemeConfig) -> Option<AssignRegisters>,
+}
 
-/// The schemes whose program pass depends on their parameters; the others use their entry's
-/// [`SchemeEntry::transform`].
-const CONFIGURED_TRANSFORMS: &[(&str, ConfiguredTransform)] = &[("demo", demo_program::transform_for)];
+/// The schemes whose program passes depend on their parameters; the others use their entry's
+/// [`SchemeEntry::transform`] and [`SchemeEntry::assign`].
+const CONFIGURED: &[(&str, ConfiguredPasses)] =
+    &[("demo", ConfiguredPasses { transform: demo_program::transform_for, assign: demo_program::assign_for })];
+
+fn configured(r: &ResolvedScheme) -> Option<&'static ConfiguredPasses> {
+    CONFIGURED.iter().find(|(n, _)| *n == r.entry.name).map(|(_, p)| p)
+}
 
 /// The program pass of resolved scheme `r`: the one its config selects, else its entry's.
 pub fn transform_of(r: &ResolvedScheme) -> Option<ProgramTransform> {
-    CONFIGURED_TRANSFORMS.iter().find(|(n, _)| *n == r.entry.name).and_then(|(_, f)| f(&r.config)).or(r.entry.transform)
+    configured(r).map_or(r.entry.transform, |p| (p.transform)(&r.config))
+}
+
+/// The register assignment of resolved scheme `r`: the one its config selects, else its entry's.
+pub fn assign_of(r: &ResolvedScheme) -> Option<AssignRegisters> {
+    configured(r).map_or(r.entry.assign, |p| (p.assign)(&r.config))
 }
 
 /// The scheme called `name`.

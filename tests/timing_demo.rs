@@ -64,6 +64,9 @@ fn check(name: &str, module: &Module, setup: &LaunchSetup, gpu: &str, sms: u32) 
         assert_eq!(base.warp_instructions - demo.warp_instructions, folded, "{name}: {} issues", demo.scheme);
     }
     assert_eq!(main_rf(base) - main_rf(ideal), 2 * counter(all, "direct_operands"), "{name}: ideal");
+    // The Ideal counts the baseline's single-use accesses it bypasses: one write and one read each.
+    let single = (counter(ideal, "single_use_reads"), counter(ideal, "single_use_writes"));
+    assert_eq!(single, (counter(all, "direct_operands"), counter(all, "direct_operands")), "{name}: ideal counters");
     // The paper's SASS: the same instructions; each direct load's value skips one write and one read.
     let folded = counter(split, "direct_operands");
     assert_eq!(main_rf(base) - main_rf(split), 2 * folded, "{name}: issue=load main RF accesses");

@@ -8,6 +8,7 @@
 //! original:  ld.global.f32 %f1, [%rd1];   add.f32 %f2, %f1, %f3;
 //! demo:      (dropped)                    add.f32 %f2, %g[%rd1], %f3;   absorbs the ld's access
 //! ideal:     ld (no bank write)           add (no bank read of %f1)     same program, same timing
+//!            counted: single_use_writes   single_use_reads              (the baseline's share)
 //! ```
 //!
 //! The map: every original instruction of a block keeps its place in block order, so its new
@@ -18,7 +19,6 @@
 
 use alloc::format;
 use alloc::string::String;
-use alloc::vec::Vec;
 
 use super::params::{ConfigReader, SchemeConfig};
 use crate::analysis::demo_rewrite::demo_rewrite_in;
@@ -166,8 +166,10 @@ pub fn transform(module: &Module, spaces: LoadSpaces) -> Result<(Module, InstMap
 }
 
 /// The `demo-ideal` assignment: the value of every single-use load (all spaces **A** allows)
-/// lives in no register, so its write and its one read cost no bank access; every other value
-/// keeps the allocator's registers, and registers per thread stay the original's.
+/// lives in no register but under a buffer id ([`MOB_TAG`] + its definition id), which the
+/// scheme counts and keeps away from the banks, so its write and its one read cost no bank
+/// access; every other value keeps the allocator's registers, and registers per thread stay the
+/// original's.
 pub fn ideal_assign(module: &Module, analysis: &ModuleAnalysis, out: &mut RegisterAssignment) -> Result<(), String> {
     for (h, func) in module.functions.iter() {
         let Some(ka) = analysis.get(h) else { continue };
@@ -176,7 +178,7 @@ pub fn ideal_assign(module: &Module, analysis: &ModuleAnalysis, out: &mut Regist
         for u in loads.iter() {
             for &d in ka.def_use.defs_at(u.load) {
                 if defs.get(d as usize).is_some_and(|x| x.reg == u.reg) {
-                    out.values.insert((h.raw(), d), Vec::new());
+                    out.values.insert((h.raw(), d), alloc::vec![PhysSlice { reg: MOB_TAG | d, slices: WHOLE }]);
                 }
             }
         }

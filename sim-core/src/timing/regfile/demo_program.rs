@@ -185,3 +185,44 @@ pub fn ideal_assign(module: &Module, analysis: &ModuleAnalysis, out: &mut Regist
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use alloc::vec::Vec;
+
+    use crate::gpu::presets;
+    use crate::timing::program_map::{SchemeProgram, Translate};
+    use crate::timing::stream::trace::{MemSpace, NO_ACCESS};
+    use crate::timing::stream::warp_stream::{Cursor, WarpStream};
+    use crate::timing::Program;
+
+    /// Two hoisted single-use loads whose consumers come in the other order.
+    const CROSSED: &str = ".version 7.0\n.target sm_90\n.address_size 64\n.shared .align 4 .f32 buf[32];\n\
+        .visible .entry k(.param .u64 out)\n{\n.reg .f32 %f<5>;\nld.shared.f32 %f1, [buf];\n\
+        ld.shared.f32 %f2, [buf+4];\nadd.f32 %f3, %f2, 0f3F800000;\nadd.f32 %f4, %f1, 0f40000000;\nret;\n}\n";
+
+    #[test]
+    fn each_consumer_takes_its_own_loads_access() {
+        let gpu = presets::hopper_h100();
+        let module = crate::ptx::compile(CROSSED);
+        assert!(module.is_ok(), "{module:?}");
+        let Ok(module) = module else { return };
+        let original = Program::decode(&module, &gpu);
+        let sp = SchemeProgram::build(&module, &original, Some(super::transform_all), None, &gpu, true);
+        assert!(sp.is_ok(), "{sp:?}");
+        let Ok(sp) = sp else { return };
+        // Recorded: ld %f1 (access 0) · ld %f2 (access 1) · add %f3 · add %f4 · ret.
+        let mut ws = WarpStream::new();
+        assert_eq!(ws.push_access(0, !0, MemSpace::Shared, 4, &[0; 32]), Ok(()));
+        assert_eq!(ws.push_access(1, !0, MemSpace::Shared, 4, &[4; 32]), Ok(()));
+        for sid in 2..5 {
+            ws.push(sid, !0);
+        }
+        // Rewritten: add %f3, %s[buf+4] (sid 0) · add %f4, %s[buf] (sid 1) · ret (sid 2): the first
+        // consumer takes %f2's access (1), the second %f1's (0), though %f2's was pending last.
+        let (mut t, mut c) = (Translate::default(), Cursor::default());
+        let got: Vec<(u32, u32)> =
+            (0..3).map(|pc| t.decode(&sp.map, &ws, pc, &mut c)).map(|d| (d.sid, d.access)).collect();
+        assert_eq!(got, [(0, 1), (1, 0), (2, NO_ACCESS)]);
+    }
+}

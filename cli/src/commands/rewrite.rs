@@ -46,7 +46,10 @@ pub fn run(args: &Args) -> ExitCode {
         Err(e) => return fail(2, e.to_string()),
     };
     let Some(transform) = transform_of(&resolved) else {
-        return fail(2, format!("scheme {} does not transform code", resolved.entry.name));
+        return fail(
+            2,
+            format!("scheme {} does not transform code (it is timed on the original kernel)", resolved.label),
+        );
     };
     let module = match sim_core::ptx::compile(&src) {
         Ok(m) => m,

@@ -32,6 +32,8 @@ enum Command {
     Exec(commands::exec::Args),
     /// Simulate a kernel cycle by cycle under one or more register-file schemes.
     Run(commands::run::Args),
+    /// Print a kernel as a scheme's program pass rewrites it (DeMO's direct memory operands, …).
+    Rewrite(commands::rewrite::Args),
     /// List the register-file schemes with their parameters and model notes.
     Schemes(commands::schemes::Args),
     /// Measure simulator throughput (simulated warp-instructions per host second).
@@ -47,6 +49,7 @@ fn main() -> ExitCode {
         Command::Occupancy(args) => commands::occupancy::run(&args),
         Command::Exec(args) => commands::exec::run(&args),
         Command::Run(args) => commands::run::run(&args),
+        Command::Rewrite(args) => commands::rewrite::run(&args),
         Command::Schemes(args) => commands::schemes::run(&args),
         Command::Bench(args) => commands::bench::run(&args),
     }

@@ -32,6 +32,8 @@ fn schemes_lists_every_scheme_with_its_parameters() {
     assert_eq!(names.get(..3), Some(&["baseline", "no-bank-conflicts", "2x-registers"][..]));
     assert!(["finereg", "virtual-thread", "reg-dram"].iter().all(|n| names.contains(n)), "{names:?}");
     assert!(["composite", "scalar-unit", "sliced", "gilani"].iter().all(|n| names.contains(n)), "{names:?}");
+    // The first three in this order; later schemes append (DeMO's among them).
+    assert!(names.contains(&"demo") && names.contains(&"demo-ideal"));
     let banks = schemes[0]["params"].as_array().and_then(|p| p.iter().find(|p| p["name"] == "banks")).cloned();
     let banks = banks.unwrap_or(Json::Null);
     // volta-v100: 16 banks over 4 sub-cores, so at least 4.

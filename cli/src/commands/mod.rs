@@ -7,5 +7,6 @@ pub mod exec;
 pub mod experiment;
 pub mod occupancy;
 pub mod parse;
+pub mod rewrite;
 pub mod run;
 pub mod schemes;

@@ -18,7 +18,7 @@ use alloc::vec::Vec;
 use super::cfg::Cfg;
 use super::liveness::Liveness;
 use super::rebuild::{rebuild, Slot};
-use super::single_use_loads::SingleUseLoads;
+use super::single_use_loads::{LoadSpaces, SingleUseLoads};
 use crate::diagnostic::Diagnostic;
 use crate::ir::{Function, Inst, MemOperand, Module, Operand, SchemeOperand};
 
@@ -34,10 +34,15 @@ pub struct DemoRewrite {
 /// Rewrites every defined function of `module`; the result has passed the verifier, or the
 /// verifier's complaints are returned.
 pub fn demo_rewrite(module: &Module) -> Result<DemoRewrite, Vec<Diagnostic>> {
+    demo_rewrite_in(module, LoadSpaces::All)
+}
+
+/// As [`demo_rewrite`], folding only loads from `spaces`.
+pub fn demo_rewrite_in(module: &Module, spaces: LoadSpaces) -> Result<DemoRewrite, Vec<Diagnostic>> {
     let mut out = module.clone();
     let mut rewritten = 0;
     for (h, func) in module.functions.iter() {
-        let Some(new) = rewrite_function(func, &mut rewritten) else { continue };
+        let Some(new) = rewrite_function_in(func, spaces, &mut rewritten) else { continue };
         if let Some(f) = out.functions.get_mut(h) {
             *f = new;
         }
@@ -52,8 +57,13 @@ pub fn demo_rewrite(module: &Module) -> Result<DemoRewrite, Vec<Diagnostic>> {
 
 /// `func` with its single-use loads folded into their consumers (`None` for a declaration).
 pub fn rewrite_function(func: &Function, rewritten: &mut usize) -> Option<Function> {
+    rewrite_function_in(func, LoadSpaces::All, rewritten)
+}
+
+/// As [`rewrite_function`], folding only loads from `spaces`.
+pub fn rewrite_function_in(func: &Function, spaces: LoadSpaces, rewritten: &mut usize) -> Option<Function> {
     let body = func.body.as_ref()?;
-    let loads = SingleUseLoads::compute(func, &Liveness::compute(func, &Cfg::compute(func)));
+    let loads = SingleUseLoads::compute_in(func, &Liveness::compute(func, &Cfg::compute(func)), spaces);
     let new_body = rebuild(body, |_, insts| {
         let mut slots = Vec::with_capacity(insts.len());
         for &ih in insts {

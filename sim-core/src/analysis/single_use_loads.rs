@@ -28,6 +28,31 @@ use super::liveness::Liveness;
 use crate::ir::scheme::{accepts_memory_operand, memory_operands};
 use crate::ir::{AddressBase, Block, Body, Function, Handle, Inst, Opcode, Operand, Reg, StateSpace};
 
+/// Which state spaces a load may come from to become a memory operand (the `demo` scheme's
+/// `spaces` parameter).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LoadSpaces {
+    /// Every space **A** allows: `.global`, `.shared`, `.local`, `.const`, `.param`.
+    #[default]
+    All,
+    /// `.global` only.
+    Global,
+}
+
+impl LoadSpaces {
+    /// Whether a load from `space` qualifies (before **A**'s other rules).
+    pub fn admits(self, space: StateSpace) -> bool {
+        let any = matches!(
+            space,
+            StateSpace::Global | StateSpace::Local | StateSpace::Const | StateSpace::Shared | StateSpace::SharedCta
+        ) || space.is_param();
+        match self {
+            LoadSpaces::All => any,
+            LoadSpaces::Global => space == StateSpace::Global,
+        }
+    }
+}
+
 /// One single-use load and the instruction that reads its value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SingleUse {
@@ -63,10 +88,15 @@ impl SingleUseLoads {
     /// Runs Algorithm 1 over every block of `func` (an empty result for a declaration), with
     /// `live` the liveness of `func`.
     pub fn compute(func: &Function, live: &Liveness) -> SingleUseLoads {
+        SingleUseLoads::compute_in(func, live, LoadSpaces::All)
+    }
+
+    /// As [`SingleUseLoads::compute`], counting only loads from `spaces`.
+    pub fn compute_in(func: &Function, live: &Liveness, spaces: LoadSpaces) -> SingleUseLoads {
         let mut out = SingleUseLoads::default();
         let Some(body) = &func.body else { return out };
         for (bh, block) in body.blocks.iter() {
-            out.block(body, bh, block, live);
+            out.block(body, bh, block, live, spaces);
         }
         out
     }
@@ -112,7 +142,7 @@ impl SingleUseLoads {
         self.eligible
     }
 
-    fn block(&mut self, body: &Body, bh: Handle<Block>, block: &Block, live: &Liveness) {
+    fn block(&mut self, body: &Body, bh: Handle<Block>, block: &Block, live: &Liveness, spaces: LoadSpaces) {
         let mut active: BTreeMap<Handle<Reg>, Active> = BTreeMap::new();
         let mut found = Vec::new();
         for &ih in &block.insts {
@@ -142,7 +172,7 @@ impl SingleUseLoads {
             });
             if inst.opcode == Opcode::Ld {
                 self.loads += 1;
-                if let Some(r) = eligible_load(body, inst) {
+                if let Some(r) = eligible_load(body, inst, spaces) {
                     self.eligible += 1;
                     let blocked = load_reads(inst, r);
                     active.insert(r, Active { load: ih, uses: 0, consumer: None, blocked });
@@ -178,13 +208,9 @@ impl SingleUseLoads {
 }
 
 /// The destination of a load that **A** allows to become a memory operand.
-fn eligible_load(body: &Body, inst: &Inst) -> Option<Handle<Reg>> {
+fn eligible_load(body: &Body, inst: &Inst, spaces: LoadSpaces) -> Option<Handle<Reg>> {
     let m = &inst.mods;
-    let space_ok = matches!(
-        m.space,
-        Some(StateSpace::Global | StateSpace::Local | StateSpace::Const)
-            | Some(StateSpace::Shared | StateSpace::SharedCta)
-    ) || m.space.is_some_and(StateSpace::is_param);
+    let space_ok = m.space.is_some_and(|s| spaces.admits(s));
     let ty_ok = inst.ty().is_some_and(|t| t.bits() == 32 && (t.is_integer() || t.is_float()));
     if !space_ok || !ty_ok || m.sem.is_some() || m.vec.is_some() || inst.operands.len() != 2 {
         return None;

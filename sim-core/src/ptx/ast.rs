@@ -300,6 +300,18 @@ pub enum OperandAst<'a> {
     List(Vec<OperandAst<'a>>, Span),
     /// `-%r1` (a negated register: `vmad`'s sources).
     Neg(Box<OperandAst<'a>>, Span),
+    /// A DeMO direct memory operand, RegLab's syntax (not PTX): `%g[%rd1+4]` — a space prefix
+    /// (`%g` global, `%s` shared, `%l` local, `%c` const, `%p` param) and an address.
+    Memory {
+        /// The space prefix.
+        prefix: Name<'a>,
+        /// Base name.
+        base: Option<Name<'a>>,
+        /// Offset.
+        offset: i64,
+        /// Where.
+        span: Span,
+    },
 }
 
 impl OperandAst<'_> {
@@ -312,6 +324,7 @@ impl OperandAst<'_> {
             OperandAst::Literal(_, s)
             | OperandAst::SymOffset { span: s, .. }
             | OperandAst::Address { span: s, .. }
+            | OperandAst::Memory { span: s, .. }
             | OperandAst::Bracket(_, s)
             | OperandAst::Vector(_, s)
             | OperandAst::Sink(s)

@@ -177,7 +177,7 @@ fn plans<S: IntoSchemeSpec>(schemes: &[S], gpu: &GpuConfig, options: &TimingOpti
     Ok(resolved
         .into_iter()
         .map(|r| {
-            let (t, a) = (regfile::registry::transform_of(&r), r.entry.assign);
+            let (t, a) = (regfile::registry::transform_of(&r), regfile::registry::assign_of(&r));
             (r, t, a)
         })
         .collect())
@@ -216,7 +216,7 @@ impl Simulation {
         let gpu = simulated_gpu(gpu, &options)?;
         let mut runs = Vec::new();
         for r in resolve(schemes, &gpu, &options)? {
-            if r.entry.transform.is_some() || r.entry.assign.is_some() {
+            if regfile::registry::transform_of(&r).is_some() || regfile::registry::assign_of(&r).is_some() {
                 let message = String::from(
                     "it transforms code or assigns registers: build the simulation from the module (from_launch)",
                 );

@@ -26,7 +26,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::analysis::{AllocTarget, AnalysisOptions, Cfg, Liveness, ModuleAnalysis, UnitMap};
 use crate::gpu::{ExecutionConfig, GpuConfig, OpTiming, ResidencyLimits};
-use crate::ir::{BarMode, Function, FunctionKind, Handle, Inst, Module, Opcode, Reg, StateSpace, WidthClass};
+use crate::ir::{
+    BarMode, Function, FunctionKind, Handle, Inst, Module, Opcode, Reg, SchemeOperand, StateSpace, WidthClass,
+};
 use crate::timing::exec_units::{classify, UnitKind};
 use crate::timing::program_regs::{scheme_assignment, AssignRegisters, Placer, RegisterAssignment};
 use crate::timing::stream::trace::MemSpace;
@@ -58,6 +60,10 @@ pub enum MemOp {
     Store,
     /// An atomic or reduction (performed at L2).
     Atomic,
+    /// A direct memory operand (DeMO): an arithmetic instruction that sends the load of its one
+    /// memory source through the LD/ST unit and executes when the data is back; its result is
+    /// the ALU's, written back its own latency ([`StaticInst::timing`]) after the data.
+    Operand,
 }
 
 /// One decoded static instruction.
@@ -332,6 +338,8 @@ impl Program {
         placer: &Placer<'_>,
     ) -> StaticInst {
         let (unit, timing) = classify(inst, cfg);
+        let direct = direct_operand_space(inst);
+        let unit = if direct.is_some() { UnitKind::LdSt } else { unit };
         let (mut reads, mut preads, mut writes, mut pwrites) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let (mut rregs, mut wregs) = (Vec::new(), Vec::new());
         let push = |r, rf: &mut Vec<u32>, pr: &mut Vec<u32>, regs: &mut Vec<Handle<Reg>>| {
@@ -375,8 +383,8 @@ impl Program {
             unit,
             timing,
             control: control_of(inst),
-            mem: mem_of(inst),
-            space: inst.mods.space.and_then(space_of),
+            mem: if direct.is_some() { MemOp::Operand } else { mem_of(inst) },
+            space: direct.or(inst.mods.space).and_then(space_of),
             ops,
             rf_reads: counts[0],
             pred_reads: counts[1],
@@ -406,6 +414,14 @@ fn control_of(inst: &Inst) -> Control {
         Opcode::Bar | Opcode::Barrier => Control::Barrier { wait: inst.mods.bar_mode != Some(BarMode::Arrive) },
         _ => Control::None,
     }
+}
+
+/// The state space of `inst`'s direct memory operand (DeMO), if it has one.
+fn direct_operand_space(inst: &Inst) -> Option<StateSpace> {
+    inst.operands.iter().find_map(|op| match op.as_scheme() {
+        Some(SchemeOperand::Memory(m)) => Some(m.space),
+        _ => None,
+    })
 }
 
 fn mem_of(inst: &Inst) -> MemOp {

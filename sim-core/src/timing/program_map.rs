@@ -69,6 +69,8 @@ impl InstFate {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct InstMap {
     functions: BTreeMap<u32, BTreeMap<u32, InstFate>>,
+    /// Per (function, absorbing original instruction): the dropped original whose access it takes.
+    absorbs_from: BTreeMap<(u32, u32), u32>,
 }
 
 impl InstMap {
@@ -81,6 +83,13 @@ impl InstMap {
     /// without a fate are kept under their handle.
     pub fn set(&mut self, function: Handle<Function>, inst: Handle<Inst>, fate: InstFate) {
         self.functions.entry(function.raw()).or_default().insert(inst.raw(), fate);
+    }
+
+    /// Names the dropped original `load` whose access `consumer` (marked [`InstFate::absorbs`])
+    /// takes, when several dropped accesses may be pending at once (DeMO's hoisted loads); without
+    /// it an absorber takes the latest pending access.
+    pub fn set_absorbs_from(&mut self, function: Handle<Function>, consumer: Handle<Inst>, load: Handle<Inst>) {
+        self.absorbs_from.insert((function.raw(), consumer.raw()), load.raw());
     }
 
     /// The fate of `inst` of `function` (`None`: kept under its handle).
@@ -100,7 +109,14 @@ struct Slot {
     main: u16,
     /// Its own instruction takes a pending dropped access.
     absorbs: bool,
+    /// The original sid of the dropped instruction whose access it takes (`NO_SID`: the latest).
+    from: u32,
 }
+
+const NO_SID: u32 = u32::MAX;
+
+/// Most dropped accesses a warp's replay holds while waiting for their absorbers.
+const MAX_PENDING: usize = 256;
 
 const NONE: u16 = u16::MAX;
 
@@ -140,7 +156,10 @@ impl SidMap {
                         )
                     })
                 };
-                let slot = m.push(fate, sid).map_err(|e| format!("{}: {e}", f.name))?;
+                let mut slot = m.push(fate, sid).map_err(|e| format!("{}: {e}", f.name))?;
+                if let Some(&load) = map.absorbs_from.get(&(h.raw(), ih.raw())) {
+                    slot.from = original.sid(h, Handle::from_index(load)).unwrap_or(NO_SID);
+                }
                 let Some(os) = original.sid(h, ih) else { continue };
                 let own_access = original.insts.get(os as usize).is_some_and(|s| s.mem != MemOp::None);
                 if fate.absorbs && (own_access || slot.main == NONE) {
@@ -182,7 +201,7 @@ impl SidMap {
             self.seq.push(sid(x)?);
         }
         let n = u16::try_from(self.seq.len() as u32 - start).map_err(|_| String::from("too many inserted"))?;
-        Ok(Slot { start, n, main, absorbs: fate.absorbs })
+        Ok(Slot { start, n, main, absorbs: fate.absorbs, from: NO_SID })
     }
 
     /// The scheme's instructions a warp issues for recorded stream `ws` (its `len`).
@@ -194,17 +213,17 @@ impl SidMap {
 }
 
 fn vec_of(n: usize) -> Vec<Slot> {
-    alloc::vec![Slot { start: 0, n: 0, main: NONE, absorbs: false }; n]
+    alloc::vec![Slot { start: 0, n: 0, main: NONE, absorbs: false, from: NO_SID }; n]
 }
 
 /// Where a warp's replay stands in its recorded stream (the scheme's position is the warp's
-/// `pc`): the stream position, the scheme index of that position's first issue, and the access
-/// of a dropped memory instruction waiting for its absorber.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// `pc`): the stream position, the scheme index of that position's first issue, and the accesses
+/// of dropped memory instructions waiting for their absorbers (original sid, access, space).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Translate {
     spos: u32,
     base: u32,
-    pending: Option<(u32, Option<MemSpace>)>,
+    pending: Vec<(u32, u32, Option<MemSpace>)>,
 }
 
 impl Translate {
@@ -225,20 +244,38 @@ impl Translate {
             let k = pc.saturating_sub(self.base);
             if k < u32::from(slot.n) {
                 let sid = map.seq.get((slot.start + k) as usize).copied().unwrap_or(0);
-                let (access, space) = match (k == u32::from(slot.main), self.pending) {
-                    (true, Some(p)) if slot.absorbs => p,
-                    (true, _) => (d.access, d.space),
+                let taken = if slot.absorbs { self.pending_of(slot.from) } else { None };
+                let (access, space) = match (k == u32::from(slot.main), taken) {
+                    (true, Some(i)) => self.pending.get(i).map_or((d.access, d.space), |p| (p.1, p.2)),
+                    (true, None) => (d.access, d.space),
                     (false, _) => (NO_ACCESS, None),
                 };
                 return DynInst { sid, executed: d.executed, access, space };
             }
             if slot.main == NONE && d.access != NO_ACCESS {
-                self.pending = Some((d.access, d.space));
+                if self.pending.len() >= MAX_PENDING {
+                    self.pending.remove(0);
+                }
+                self.pending.push((d.sid, d.access, d.space));
             } else if slot.absorbs {
-                self.pending = None;
+                if let Some(i) = self.pending_of(slot.from) {
+                    self.pending.remove(i);
+                }
             }
             self.base += u32::from(slot.n);
             self.spos += 1;
+        }
+    }
+}
+
+impl Translate {
+    /// The pending access an absorber takes: the latest of original sid `from` (`NO_SID`: the
+    /// latest of all).
+    fn pending_of(&self, from: u32) -> Option<usize> {
+        if from == NO_SID {
+            self.pending.len().checked_sub(1)
+        } else {
+            self.pending.iter().rposition(|p| p.0 == from)
         }
     }
 }

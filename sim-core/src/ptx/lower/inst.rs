@@ -15,7 +15,7 @@ use super::mods::Decoded;
 use super::mods_info::{describe, is_set, nearest_modifier};
 use super::opspec::{op_spec, takes_two_layouts, takes_two_spaces};
 use crate::diagnostic::Diagnostic;
-use crate::ir::{Guard, Inst, Opcode, Operand, ProxyKind, Symbol};
+use crate::ir::{Guard, Inst, Opcode, Operand, ProxyKind, SchemeOperand, Symbol};
 use crate::ptx::ast::{self, Name};
 
 impl<'a> BodyCx<'_, 'a> {
@@ -80,6 +80,16 @@ impl<'a> BodyCx<'_, 'a> {
         }
         if self.error_count() > errors_before {
             return None;
+        }
+        // A direct memory operand (RegLab's DeMO syntax) reads a value of the instruction's source
+        // type (a cvt's second type).
+        let source = decoded.types.iter().nth(usize::from(inst.opcode == Opcode::Cvt));
+        for op in &mut operands {
+            if let (Operand::Scheme(s), Some(t)) = (op, source) {
+                if let SchemeOperand::Memory(m) = &mut **s {
+                    m.ty = t;
+                }
+            }
         }
         Some(Inst { opcode: inst.opcode, guard, mods: decoded.mods, types: decoded.types, operands })
     }

@@ -16,7 +16,8 @@ use alloc::vec::Vec;
 use super::function::{BodyCx, Local};
 use crate::diagnostic::Diagnostic;
 use crate::ir::{
-    Address, AddressBase, Block, Dim, Handle, Imm, Operand, Prototype, Reg, SpecialReg, Symbol, TexOperand,
+    Address, AddressBase, Block, Dim, Handle, Imm, MemOperand, Operand, Prototype, Reg, SchemeOperand, SpecialReg,
+    StateSpace, Symbol, TexOperand, Type,
 };
 use crate::ptx::ast::{Literal, Name, OperandAst};
 
@@ -122,15 +123,20 @@ impl<'a> BodyCx<'_, 'a> {
                 .with_hint("a register plus an offset is an address: write it inside [ ]")),
             },
             OperandAst::Address { base, offset, .. } => {
-                let base = match base {
-                    None => AddressBase::Absolute,
-                    Some(name) => match self.resolve(*name, None)? {
-                        Resolved::Reg(h) => AddressBase::Reg(h),
-                        Resolved::Symbol(s) => AddressBase::Symbol(s),
-                        _ => return Err(Diagnostic::error(name.span, format!("'{}' cannot be an address", name.text))),
-                    },
+                Ok(Operand::Address(Address { base: self.address_base(*base)?, offset: *offset }))
+            }
+            OperandAst::Memory { prefix, base, offset, .. } => {
+                let space = match prefix.text {
+                    "%g" => StateSpace::Global,
+                    "%s" => StateSpace::Shared,
+                    "%l" => StateSpace::Local,
+                    "%c" => StateSpace::Const,
+                    _ => StateSpace::Param,
                 };
-                Ok(Operand::Address(Address { base, offset: *offset }))
+                let address = Address { base: self.address_base(*base)?, offset: *offset };
+                // The load's type is not written; the instruction's lowering sets the operand's.
+                let mem = MemOperand { space, address, ty: Type::B32 };
+                Ok(Operand::Scheme(Box::new(SchemeOperand::Memory(mem))))
             }
             OperandAst::Bracket(items, span) => self.tex_operand(items, *span),
             OperandAst::Vector(items, _) => {
@@ -149,6 +155,16 @@ impl<'a> BodyCx<'_, 'a> {
                 .map(Operand::List),
             OperandAst::Neg(_, span) => Err(Diagnostic::error(*span, "a register cannot be negated here")
                 .with_hint("only the sources of 'vmad' take '-'; negate with 'neg' first")),
+        }
+    }
+
+    /// The base of an address: none (absolute), a register or a variable.
+    fn address_base(&self, base: Option<Name<'a>>) -> Result<AddressBase, Diagnostic> {
+        let Some(name) = base else { return Ok(AddressBase::Absolute) };
+        match self.resolve(name, None)? {
+            Resolved::Reg(h) => Ok(AddressBase::Reg(h)),
+            Resolved::Symbol(s) => Ok(AddressBase::Symbol(s)),
+            _ => Err(Diagnostic::error(name.span, format!("'{}' cannot be an address", name.text))),
         }
     }
 

@@ -284,6 +284,14 @@ impl<'a> Parser<'a> {
     /// `%r1`, `%tid.x`, `sym+4`, `p|q`, `_`.
     fn name_operand(&mut self) -> PResult<OperandAst<'a>> {
         let name = self.name("an operand")?;
+        if matches!(name.text, "%g" | "%s" | "%l" | "%c" | "%p") && self.at_punct("[") {
+            return match self.bracket()? {
+                OperandAst::Address { base, offset, span } => {
+                    Ok(OperandAst::Memory { prefix: name, base, offset, span: name.span.join(span) })
+                }
+                other => Err(self.error(other.span(), "a direct memory operand takes an address: %g[%rd1+4]")),
+            };
+        }
         if self.eat_punct("|") {
             let second = self.name("a second destination after '|'")?;
             return Ok(OperandAst::Pair(name, second));

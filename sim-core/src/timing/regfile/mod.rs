@@ -31,6 +31,8 @@ pub mod baseline;
 pub mod composite_rf;
 pub mod config;
 pub mod cta_pool;
+pub mod demo;
+pub mod demo_program;
 pub mod double_registers;
 pub mod energy;
 pub mod finereg;

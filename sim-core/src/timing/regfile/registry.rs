@@ -13,6 +13,8 @@ use alloc::vec::Vec;
 use super::baseline::{self, BankedConfig, BankedRegisterFile};
 use super::composite_rf;
 use super::config::{ResolvedScheme, SchemeConfigError};
+use super::demo::{self, DemoRegisterFile, IdealRegisterFile};
+use super::demo_program;
 use super::double_registers::{self, DoubleRegisterFile};
 use super::finereg::{self, FineReg};
 use super::gilani::{self, GilaniConfig, Techniques};
@@ -165,6 +167,28 @@ pub const SCHEMES: &[SchemeEntry] = &[
         needs_values: true,
         assign: None,
     },
+    SchemeEntry {
+        name: "demo",
+        description: "DeMO: single-use loads become direct memory operands (memory-operand buffer)",
+        source: "Mohammadpur-Fard et al., DeMO (SCHEMES.md §3)",
+        params: demo::params,
+        notes: demo::NOTES,
+        make: |c, cfg| Ok(Box::new(DemoRegisterFile::new(c, cfg)?)),
+        transform: Some(demo_program::transform_global),
+        needs_values: false,
+        assign: None,
+    },
+    SchemeEntry {
+        name: "demo-ideal",
+        description: "DeMO's Ideal limit: single-use memory values bypass the register file",
+        source: "Mohammadpur-Fard et al., DeMO Fig. 3 (SCHEMES.md §3)",
+        params: BankedConfig::params,
+        notes: demo::IDEAL_NOTES,
+        make: |c, cfg| Ok(Box::new(IdealRegisterFile::new(c, cfg)?)),
+        transform: None,
+        needs_values: false,
+        assign: Some(demo_program::ideal_assign),
+    },
 ];
 
 /// A register file of Gilani's family.
@@ -177,19 +201,49 @@ fn gilani_file(
     Ok(Box::new(GilaniRegisterFile::new(c, &GilaniConfig::from_config(name, t, cfg)?)))
 }
 
-/// The program pass a resolved scheme is timed on: its entry's, unless a parameter picks another
-/// (the composite pair rule of `composite` and `gilani`).
-pub fn transform_of(r: &ResolvedScheme) -> Option<ProgramTransform> {
-    let rule = r.config.get("pair_rule").and_then(|v| match v {
+/// A scheme's program passes chosen by its resolved config (passes with parameters).
+#[derive(Clone, Copy, Debug)]
+pub struct ConfiguredPasses {
+    /// The IR → IR pass for the config (`None`: the original program).
+    pub transform: fn(&SchemeConfig) -> Option<ProgramTransform>,
+    /// The register assignment for the config (`None`: the allocator's).
+    pub assign: fn(&SchemeConfig) -> Option<AssignRegisters>,
+}
+
+/// The schemes whose program passes depend on their parameters; the others use their entry's
+/// [`SchemeEntry::transform`] and [`SchemeEntry::assign`].
+const CONFIGURED: &[(&str, ConfiguredPasses)] = &[
+    ("demo", ConfiguredPasses { transform: demo_program::transform_for, assign: demo_program::assign_for }),
+    ("composite", ConfiguredPasses { transform: composite_pass, assign: entry_assign }),
+    ("gilani", ConfiguredPasses { transform: composite_pass, assign: entry_assign }),
+];
+
+/// The fusion pass of `composite` and `gilani`: the one their `pair_rule` names.
+fn composite_pass(cfg: &SchemeConfig) -> Option<ProgramTransform> {
+    let rule = cfg.get("pair_rule").and_then(|v| match v {
         super::ParamValue::Text(t) => Some(t.as_str()),
         _ => None,
     });
-    match (r.entry.transform, rule) {
-        (Some(_), Some(rule)) if matches!(r.entry.name, "composite" | "gilani") => {
-            Some(composite_rf::transform_for_rule(rule))
-        }
-        (t, _) => t,
-    }
+    Some(composite_rf::transform_for_rule(rule.unwrap_or("paper")))
+}
+
+/// No register assignment of the scheme's own (the allocator's registers).
+fn entry_assign(_: &SchemeConfig) -> Option<AssignRegisters> {
+    None
+}
+
+fn configured(r: &ResolvedScheme) -> Option<&'static ConfiguredPasses> {
+    CONFIGURED.iter().find(|(n, _)| *n == r.entry.name).map(|(_, p)| p)
+}
+
+/// The program pass of resolved scheme `r`: the one its config selects, else its entry's.
+pub fn transform_of(r: &ResolvedScheme) -> Option<ProgramTransform> {
+    configured(r).map_or(r.entry.transform, |p| (p.transform)(&r.config))
+}
+
+/// The register assignment of resolved scheme `r`: the one its config selects, else its entry's.
+pub fn assign_of(r: &ResolvedScheme) -> Option<AssignRegisters> {
+    configured(r).map_or(r.entry.assign, |p| (p.assign)(&r.config))
 }
 
 /// The scheme called `name`.

@@ -372,7 +372,8 @@ impl Sm {
             self.feed_values(w);
         }
         let (cu, unit, pool) = self.collect(w, &inst, s, now, program)?;
-        let why = if matches!(s.mem, MemOp::Load | MemOp::Atomic) { Pending::Memory } else { Pending::Alu };
+        let why =
+            if matches!(s.mem, MemOp::Load | MemOp::Atomic | MemOp::Operand) { Pending::Memory } else { Pending::Alu };
         self.scoreboard.reserve_for(w, s, program, why);
         if self.in_cu.len() <= cu as usize {
             self.in_cu.resize(cu as usize + 1, None);

@@ -29,7 +29,9 @@ impl Sm {
                 continue;
             };
             let rf_writes = program.bank_writes(c.sid);
-            if !rf_writes.is_empty() {
+            // A direct memory operand's completion is told to the scheme even without a register
+            // result (its buffer entry frees).
+            if !rf_writes.is_empty() || s.mem == MemOp::Operand {
                 let group = self.warps.get(c.warp as usize).map_or(0, |w| w.group);
                 let req = WriteRequest {
                     warp: c.warp,
@@ -38,11 +40,12 @@ impl Sm {
                     units: rf_writes,
                     from_memory: matches!(s.mem, MemOp::Load | MemOp::Atomic),
                 };
-                if written >= self.writeback_width || !self.rf.try_write(&req, now) {
+                let port = !rf_writes.is_empty();
+                if (port && written >= self.writeback_width) || !self.rf.try_write(&req, now) {
                     i += 1;
                     continue;
                 }
-                written += 1;
+                written += u32::from(port);
             }
             self.wb.take(i);
             self.complete(c, now, program);
@@ -213,6 +216,7 @@ impl Sm {
             self.units.hold_until(UnitKind::LdSt, group, now, now + t.busy);
             match s.mem {
                 MemOp::Store => now + 1,
+                MemOp::Operand => t.done.max(now + 1) + u64::from(s.timing.latency.max(1)),
                 _ => t.done.max(now + 1),
             }
         } else {

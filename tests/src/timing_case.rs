@@ -1,6 +1,6 @@
 //! Running a timing file test: `tests/cases/timing/<name>.ptx` starts with `// run: timing`, carries
 //! a `// launch: {…}` line (the executor's launch format) and a
-//! `// timing: PRESET [sms=N] [schemes=a,b] [registers=N]` line; the key figures of each scheme's
+//! `// timing: PRESET [sms=N] [schemes=a,b] [scheme=NAME:k=v,k=v]… [registers=N]` line; the key figures of each scheme's
 //! report, as text, must equal `<name>.expected` (`tests/file_tests.rs`).
 //!
 //! ```text
@@ -29,12 +29,22 @@ pub fn timing_header(src: &str) -> Result<(String, TimingOptions, Vec<String>), 
     let preset = words.first().ok_or("no '// timing:' header")?.to_string();
     let mut options = TimingOptions::default();
     let mut schemes = vec![String::from("baseline")];
+    let mut own = false;
     for w in words.iter().skip(1) {
         let (k, v) = w.split_once('=').ok_or_else(|| format!("bad header word {w}"))?;
         match k {
             "sms" => options.sms = Some(v.parse().map_err(|_| format!("bad sms {v}"))?),
             "registers" => options.registers_per_thread = Some(v.parse().map_err(|_| format!("bad registers {v}"))?),
             "schemes" => schemes = v.split(',').map(String::from).collect(),
+            // One spec with parameters (`scheme=rfc-ob:rfc_entries=2,ob_entries=4`), repeatable;
+            // the first replaces the default list.
+            "scheme" => {
+                if !own {
+                    schemes.clear();
+                    own = true;
+                }
+                schemes.push(String::from(v));
+            }
             _ => return Err(format!("unknown header key {k}")),
         }
     }

@@ -15,6 +15,8 @@ use super::config::SchemeConfigError;
 use super::double_registers::{self, DoubleRegisterFile};
 use super::no_bank_conflicts::{self, ConflictFreeRegisterFile};
 use super::params::{ModelNote, ParamSpec, SchemeConfig};
+use super::rfc_ob::RfcObRegisterFile;
+use super::rfc_ob_config;
 use super::{EnergyModel, RegisterFileScheme, SchemeContext};
 use crate::gpu::GpuConfig;
 use crate::timing::program_map::ProgramTransform;
@@ -79,6 +81,17 @@ pub const SCHEMES: &[SchemeEntry] = &[
         params: double_registers::params,
         notes: double_registers::NOTES,
         make: |c, cfg| Ok(Box::new(DoubleRegisterFile::new(c, cfg)?)),
+        transform: None,
+        needs_values: false,
+        assign: None,
+    },
+    SchemeEntry {
+        name: "rfc-ob",
+        description: "Register-file cache + operand buffer (Gebhart's last-use bit and two-level scheduler as options)",
+        source: "Wyse §2.3.3, §5, §6; Gebhart et al. ISCA'11 (SCHEMES.md §1)",
+        params: rfc_ob_config::params,
+        notes: rfc_ob_config::NOTES,
+        make: |c, cfg| Ok(Box::new(RfcObRegisterFile::new(c, cfg)?)),
         transform: None,
         needs_values: false,
         assign: None,

@@ -159,7 +159,8 @@ fn the_listing_describes_every_scheme() {
     let gpu = presets::fermi_gtx480();
     let list = describe(&gpu, &EnergyModel::default());
     let names: Vec<&str> = list.iter().map(|d| d.name).collect();
-    assert_eq!(names, ["baseline", "no-bank-conflicts", "2x-registers"]);
+    // The first three in list order (later schemes append theirs).
+    assert_eq!(names.get(..3), Some(&["baseline", "no-bank-conflicts", "2x-registers"][..]));
     let param_names = |i: usize| list.get(i).map(|d| d.params.iter().map(|p| p.name).collect::<Vec<_>>());
     assert_eq!(param_names(1), Some(Vec::from(["collector_units", "main_rf_nj"])));
     assert!(param_names(2).is_some_and(|p| p.len() == 6 && p.last() == Some(&"register_multiplier")));

@@ -36,6 +36,8 @@ enum Command {
     Schemes(commands::schemes::Args),
     /// Measure simulator throughput (simulated warp-instructions per host second).
     Bench(commands::bench::Args),
+    /// Sweep one scheme parameter over a list of values; one JSON line per point.
+    Sweep(commands::sweep::Args),
 }
 
 fn main() -> ExitCode {
@@ -49,5 +51,6 @@ fn main() -> ExitCode {
         Command::Run(args) => commands::run::run(&args),
         Command::Schemes(args) => commands::schemes::run(&args),
         Command::Bench(args) => commands::bench::run(&args),
+        Command::Sweep(args) => commands::sweep::run(&args),
     }
 }

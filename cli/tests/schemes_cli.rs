@@ -28,7 +28,8 @@ fn schemes_lists_every_scheme_with_its_parameters() {
     assert_eq!(json["gpu"], "volta-v100");
     let schemes = json["schemes"].as_array().cloned().unwrap_or_default();
     let names: Vec<&str> = schemes.iter().filter_map(|s| s["name"].as_str()).collect();
-    assert_eq!(names, ["baseline", "no-bank-conflicts", "2x-registers"]);
+    // The first three in list order (later schemes append theirs).
+    assert_eq!(names.get(..3), Some(&["baseline", "no-bank-conflicts", "2x-registers"][..]));
     let banks = schemes[0]["params"].as_array().and_then(|p| p.iter().find(|p| p["name"] == "banks")).cloned();
     let banks = banks.unwrap_or(Json::Null);
     // volta-v100: 16 banks over 4 sub-cores, so at least 4.
@@ -88,7 +89,7 @@ fn bad_specs_are_usage_errors() {
         ("baseline:colector_units=2", "unknown parameter 'colector_units'"),
         ("baseline:banks=many", "banks must be an integer, not 'many'"),
         ("baseline:banks", "'banks' is not key=value"),
-        ("rfc-ob", "unknown register-file scheme 'rfc-ob'"),
+        ("no-such-scheme", "unknown register-file scheme 'no-such-scheme'"),
     ] {
         let (code, _, _, err) = reglab(&[&REDUCTION[..], &["fermi-gtx480", "--scheme", spec][..]].concat());
         assert_eq!(code, 2, "{spec}: {err}");

@@ -8,3 +8,4 @@ pub mod occupancy;
 pub mod parse;
 pub mod run;
 pub mod schemes;
+pub mod sweep;

@@ -101,6 +101,7 @@ impl RfCache {
         if !self.can_allocate(keys) {
             return false;
         }
+        // Entries held for the keys first (so that evictions below cannot take them), then new ones.
         for &key in keys {
             if let Some(e) = self.entries.get(&key).copied() {
                 // Overwritten by the coming result: the old value need not be written back.
@@ -109,6 +110,10 @@ impl RfCache {
                 }
                 let s = self.stamp();
                 self.entries.insert(key, Entry { stamp: s, dirty: false, pinned: true });
+            }
+        }
+        for &key in keys {
+            if self.entries.contains_key(&key) {
                 continue;
             }
             while self.entries.len() >= self.capacity {
@@ -146,6 +151,16 @@ impl RfCache {
         self.entries.remove(&key);
         self.lru.remove(&(e.stamp, key));
         Some(Evicted { key, dirty: e.dirty })
+    }
+
+    /// Drops `key`'s entry whatever its state (the main register file is written with a newer
+    /// value); `true` if there was one.
+    pub fn discard(&mut self, key: RegKey) -> bool {
+        let Some(e) = self.entries.remove(&key) else { return false };
+        if !e.pinned {
+            self.lru.remove(&(e.stamp, key));
+        }
+        true
     }
 
     /// Drops every entry of `warp`: valid ones into `out`; pinned ones are unpinned and freed
@@ -197,6 +212,22 @@ mod tests {
         assert!(ev.is_empty() && c.len() == 2);
         // Two pinned entries: a third register cannot get one.
         assert!(!c.allocate(&[(1, 1)], &mut ev));
+    }
+
+    /// Two keys, one already held: the held one is kept for the allocation, not evicted to make
+    /// room for the other (which would leave a half-allocated instruction).
+    #[test]
+    fn allocation_keeps_its_own_held_entries() {
+        let mut c = RfCache::new(2);
+        let mut ev = Vec::new();
+        assert!(c.allocate(&[(0, 1)], &mut ev) && c.fill((0, 1)));
+        assert!(c.allocate(&[(0, 2)], &mut ev) && c.fill((0, 2)));
+        assert!(c.touch((0, 2)));
+        // (0, 1) is the LRU entry but is one of the keys: (0, 2) is evicted instead.
+        assert!(c.allocate(&[(0, 3), (0, 1)], &mut ev));
+        assert_eq!(ev, [Evicted { key: (0, 2), dirty: true }]);
+        assert!(c.pinned((0, 3)) && c.pinned((0, 1)));
+        assert!(c.discard((0, 3)) && !c.pinned((0, 3)) && c.len() == 1);
     }
 
     #[test]

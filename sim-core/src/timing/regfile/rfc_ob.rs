@@ -259,8 +259,10 @@ impl RegisterFileScheme for RfcObRegisterFile {
         }
         if let Some(c) = self.rfc.get_mut(s as usize) {
             for &u in req.units {
-                // The main register file now has the newer value: a stale copy goes.
-                c.remove((req.warp, u));
+                // The main register file now has the newer value: a stale copy goes (an entry
+                // pinned for another result of this register too: that result will go to the
+                // main register file).
+                c.discard((req.warp, u));
             }
         }
         true

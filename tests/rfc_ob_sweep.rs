@@ -10,11 +10,8 @@ use sim_core::ir::Module;
 use sim_core::timing::report::{Outcome, Report};
 use sim_core::timing::{Simulation, TimingOptions};
 
-const SMALL: [&str; 3] = [
-    "rfc-ob:rfc_entries=1",
-    "rfc-ob:rfc_entries=2",
-    "rfc-ob:rfc_entries=2,last_use_bit=true,two_level=true,active_warps=2",
-];
+const SMALL: [&str; 2] =
+    ["rfc-ob:rfc_entries=2", "rfc-ob:rfc_entries=2,last_use_bit=true,two_level=true,active_warps=2"];
 
 fn counter(r: &Report, name: &str) -> u64 {
     r.register_file.scheme.counters.iter().find(|c| c.name == name).map_or(0, |c| c.value)
@@ -103,4 +100,32 @@ fn every_runnable_corpus_kernel_finishes_with_small_rfcs_and_gebharts_options() 
     assert!(failures.is_empty(), "{failures:#?}");
     let corpus_present = corpus_dir().is_dir();
     assert!(!corpus_present || ran > 20, "only {ran} corpus kernels ran");
+}
+
+/// Same input, same report, with every option on (BTreeMap-ordered cache, no hash order).
+#[test]
+fn rfc_ob_reports_are_deterministic() {
+    let root = repo_root().join("static").join("examples");
+    let src = std::fs::read_to_string(root.join("reduction.ptx")).unwrap_or_default();
+    let launch = std::fs::read_to_string(root.join("reduction.launch.json")).unwrap_or_default();
+    let parsed = sim_core::ptx::compile(&src).ok().zip(LaunchSetup::from_json(&launch).ok());
+    assert!(parsed.is_some(), "the reduction example compiles and has a launch");
+    let Some((module, setup)) = parsed else { return };
+    let Some(gpu) = presets::by_name("volta-v100") else { return };
+    let spec = ["rfc-ob:rfc_entries=4,last_use_bit=true,two_level=true"];
+    let run = || {
+        Simulation::from_launch(
+            &module,
+            &setup,
+            &gpu,
+            &spec,
+            TimingOptions { sms: Some(2), ..TimingOptions::default() },
+        )
+        .and_then(|mut s| s.run_to_end())
+        .ok()
+        .and_then(|r| serde_json::to_string(&r).ok())
+    };
+    let first = run();
+    assert!(first.as_ref().is_some_and(|j| j.contains("rfc_dead_drops") && j.contains("rfc_flushed")));
+    assert_eq!(first, run());
 }

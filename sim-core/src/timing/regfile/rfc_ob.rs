@@ -47,7 +47,6 @@ struct Counts {
     flushed: u64,
     rfc_reads: u64,
     rfc_writes: u64,
-    collector_full: u64,
 }
 
 /// The RFC + OB register file of one SM.
@@ -197,8 +196,7 @@ impl RegisterFileScheme for RfcObRegisterFile {
         "rfc-ob"
     }
 
-    fn try_issue(&mut self, req: &OperandRequest<'_>, now: u64) -> IssueOutcome {
-        let _ = now;
+    fn try_issue(&mut self, req: &OperandRequest<'_>, _now: u64) -> IssueOutcome {
         let s = req.scheduler;
         self.seq += 1;
         let Some(cu) = self.ob.free_slot(s) else {
@@ -312,7 +310,7 @@ impl RegisterFileScheme for RfcObRegisterFile {
             bank_conflicts_read_read: self.ob.read_read,
             bank_conflicts_read_write: self.ob.read_write,
             bank_conflicts_write_write: self.ob.write_write,
-            collector_full: c.collector_full,
+            collector_full: 0,
             counters,
         }
     }

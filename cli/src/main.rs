@@ -38,6 +38,8 @@ enum Command {
     Schemes(commands::schemes::Args),
     /// Measure simulator throughput (simulated warp-instructions per host second).
     Bench(commands::bench::Args),
+    /// Sweep one scheme parameter over a list of values; one JSON line per point.
+    Sweep(commands::sweep::Args),
 }
 
 fn main() -> ExitCode {
@@ -52,5 +54,6 @@ fn main() -> ExitCode {
         Command::Rewrite(args) => commands::rewrite::run(&args),
         Command::Schemes(args) => commands::schemes::run(&args),
         Command::Bench(args) => commands::bench::run(&args),
+        Command::Sweep(args) => commands::sweep::run(&args),
     }
 }

@@ -34,6 +34,7 @@ fn schemes_lists_every_scheme_with_its_parameters() {
     assert!(["composite", "scalar-unit", "sliced", "gilani"].iter().all(|n| names.contains(n)), "{names:?}");
     // The first three in this order; later schemes append (DeMO's among them).
     assert!(names.contains(&"demo") && names.contains(&"demo-ideal"));
+    // The first three in list order (later schemes append theirs).
     let banks = schemes[0]["params"].as_array().and_then(|p| p.iter().find(|p| p["name"] == "banks")).cloned();
     let banks = banks.unwrap_or(Json::Null);
     // volta-v100: 16 banks over 4 sub-cores, so at least 4.
@@ -93,7 +94,7 @@ fn bad_specs_are_usage_errors() {
         ("baseline:colector_units=2", "unknown parameter 'colector_units'"),
         ("baseline:banks=many", "banks must be an integer, not 'many'"),
         ("baseline:banks", "'banks' is not key=value"),
-        ("rfc-ob", "unknown register-file scheme 'rfc-ob'"),
+        ("no-such-scheme", "unknown register-file scheme 'no-such-scheme'"),
     ] {
         let (code, _, _, err) = reglab(&[&REDUCTION[..], &["fermi-gtx480", "--scheme", spec][..]].concat());
         assert_eq!(code, 2, "{spec}: {err}");

@@ -10,3 +10,4 @@ pub mod parse;
 pub mod rewrite;
 pub mod run;
 pub mod schemes;
+pub mod sweep;

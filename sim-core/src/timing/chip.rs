@@ -120,6 +120,17 @@ impl ChipRun {
         })
     }
 
+    /// Gives every SM's scheme its compile-time tables ([`crate::timing::regfile::RegisterFileScheme::prepare`])
+    /// from `module`, decoded as `program`; a run timed on its own program is left alone.
+    pub fn prepare(&mut self, module: &crate::ir::Module, program: &crate::timing::program::Program) {
+        if self.own.is_some() {
+            return;
+        }
+        for sm in &mut self.sms {
+            sm.scheme_mut().prepare(module, program);
+        }
+    }
+
     /// The run has ended (finished or out of budget).
     pub fn done(&self) -> bool {
         self.outcome != Outcome::Running

@@ -326,7 +326,11 @@ impl Simulation {
             };
             own_runs.push((r, own));
         }
-        Simulation::assemble(program, source, gpu, own_runs, options)
+        let mut sim = Simulation::assemble(program, source, gpu, own_runs, options)?;
+        for run in &mut sim.runs {
+            run.prepare(module, &sim.program);
+        }
+        Ok(sim)
     }
 
     fn assemble(

@@ -40,11 +40,18 @@ pub mod finereg_pcrf;
 pub mod gilani;
 pub mod gilani_file;
 pub mod gilani_values;
+pub mod last_use;
 pub mod live_vectors;
 pub mod no_bank_conflicts;
+pub mod operand_buffer;
 pub mod operand_collector;
 pub mod params;
 pub mod registry;
+pub mod rf_cache;
+pub mod rfc_ob;
+pub mod rfc_ob_config;
+#[cfg(test)]
+mod rfc_ob_tests;
 #[cfg(test)]
 mod tests;
 pub mod virtual_thread;
@@ -60,7 +67,8 @@ use super::program_map::SchemeProgram;
 use super::report::StallCause;
 use super::sm::hooks::{HookSet, ResidencyEvent, Route, SchemeUnit, SmActions};
 use super::stream::values::ValueSummary;
-use crate::gpu::{GpuConfig, ResidencyLimits};
+use crate::gpu::{GpuConfig, ResidencyLimits, SchedulingPolicy};
+use crate::ir::Module;
 
 pub use config::{describe, IntoSchemeSpec, ResolvedScheme, SchemeConfigError, SchemeDescription, SchemeSpec};
 pub use energy::EnergyModel;
@@ -384,4 +392,16 @@ pub trait RegisterFileScheme {
     fn issue_stall_cause(&self) -> StallCause {
         StallCause::SchemeSpecific
     }
+
+    /// The warp-scheduling policy of the SM given the preset's `preset` (asked once, when the SM
+    /// is built; a scheme that brings its own scheduler, such as Gebhart's two-level one,
+    /// replaces it). Default: `preset`.
+    fn scheduler_policy(&self, preset: SchedulingPolicy) -> SchedulingPolicy {
+        preset
+    }
+
+    /// Compile-time tables: called once before the run with the module and the program the run
+    /// decodes (runs built without a module, [`crate::timing::Simulation::new`], and schemes
+    /// that time their own program are not called). Default: nothing.
+    fn prepare(&mut self, _module: &Module, _program: &Program) {}
 }

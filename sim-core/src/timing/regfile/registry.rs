@@ -21,6 +21,8 @@ use super::gilani::{self, GilaniConfig, Techniques};
 use super::gilani_file::GilaniRegisterFile;
 use super::no_bank_conflicts::{self, ConflictFreeRegisterFile};
 use super::params::{ModelNote, ParamSpec, SchemeConfig};
+use super::rfc_ob::RfcObRegisterFile;
+use super::rfc_ob_config;
 use super::virtual_thread::{self, VirtualThread};
 use super::{EnergyModel, RegisterFileScheme, SchemeContext};
 use crate::gpu::GpuConfig;
@@ -89,6 +91,39 @@ pub const SCHEMES: &[SchemeEntry] = &[
         transform: None,
         needs_values: false,
         assign: None,
+    },
+    SchemeEntry {
+        name: "rfc-ob",
+        description: "Register-file cache + operand buffer (Gebhart's last-use bit and two-level scheduler as options)",
+        source: "Wyse §2.3.3, §5, §6; Gebhart et al. ISCA'11 (SCHEMES.md §1)",
+        params: rfc_ob_config::params,
+        notes: rfc_ob_config::NOTES,
+        make: |c, cfg| Ok(Box::new(RfcObRegisterFile::new(c, cfg)?)),
+        transform: None,
+        needs_values: false,
+        assign: None,
+    },
+    SchemeEntry {
+        name: "demo",
+        description: "DeMO: single-use loads become direct memory operands (memory-operand buffer)",
+        source: "Mohammadpur-Fard et al., DeMO (SCHEMES.md §3)",
+        params: demo::params,
+        notes: demo::NOTES,
+        make: |c, cfg| Ok(Box::new(DemoRegisterFile::new(c, cfg)?)),
+        transform: Some(demo_program::transform_global),
+        needs_values: false,
+        assign: None,
+    },
+    SchemeEntry {
+        name: "demo-ideal",
+        description: "DeMO's Ideal limit: single-use memory values bypass the register file",
+        source: "Mohammadpur-Fard et al., DeMO Fig. 3 (SCHEMES.md §3)",
+        params: BankedConfig::params,
+        notes: demo::IDEAL_NOTES,
+        make: |c, cfg| Ok(Box::new(IdealRegisterFile::new(c, cfg)?)),
+        transform: None,
+        needs_values: false,
+        assign: Some(demo_program::ideal_assign),
     },
     SchemeEntry {
         name: "finereg",
@@ -166,28 +201,6 @@ pub const SCHEMES: &[SchemeEntry] = &[
         transform: Some(composite_rf::fuse_paper),
         needs_values: true,
         assign: None,
-    },
-    SchemeEntry {
-        name: "demo",
-        description: "DeMO: single-use loads become direct memory operands (memory-operand buffer)",
-        source: "Mohammadpur-Fard et al., DeMO (SCHEMES.md §3)",
-        params: demo::params,
-        notes: demo::NOTES,
-        make: |c, cfg| Ok(Box::new(DemoRegisterFile::new(c, cfg)?)),
-        transform: Some(demo_program::transform_global),
-        needs_values: false,
-        assign: None,
-    },
-    SchemeEntry {
-        name: "demo-ideal",
-        description: "DeMO's Ideal limit: single-use memory values bypass the register file",
-        source: "Mohammadpur-Fard et al., DeMO Fig. 3 (SCHEMES.md §3)",
-        params: BankedConfig::params,
-        notes: demo::IDEAL_NOTES,
-        make: |c, cfg| Ok(Box::new(IdealRegisterFile::new(c, cfg)?)),
-        transform: None,
-        needs_values: false,
-        assign: Some(demo_program::ideal_assign),
     },
 ];
 

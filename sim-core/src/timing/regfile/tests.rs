@@ -165,6 +165,7 @@ fn the_listing_describes_every_scheme() {
     assert!(["composite", "scalar-unit", "sliced", "gilani"].iter().all(|n| names.contains(n)));
     // The first three in this order; later schemes append (DeMO's among them).
     assert!(names.contains(&"demo") && names.contains(&"demo-ideal"));
+    // The first three in list order (later schemes append theirs).
     let param_names = |i: usize| list.get(i).map(|d| d.params.iter().map(|p| p.name).collect::<Vec<_>>());
     assert_eq!(param_names(1), Some(Vec::from(["collector_units", "main_rf_nj"])));
     assert!(param_names(2).is_some_and(|p| p.len() == 6 && p.last() == Some(&"register_multiplier")));

@@ -127,7 +127,7 @@ pub enum ResidencyEvent {
         /// Warp slot.
         warp: u32,
     },
-    /// A warp left the two-level scheduler's active set (it waits on a load).
+    /// A warp left the two-level scheduler's active set (it waits on a load or at a barrier).
     ActiveSetLeave {
         /// Warp slot.
         warp: u32,

@@ -114,8 +114,10 @@ impl Sm {
     /// Scheduler `s` tries its warps in policy order at `now` (it is awake).
     fn run_scheduler(&mut self, s: usize, now: u64, program: &Program) -> Scan {
         let Some(sched) = self.schedulers.get_mut(s) else { return Scan::default() };
-        let sb = &self.scoreboard;
-        sched.refresh_active(|w| sb.waits_on_memory(w as usize));
+        let (sb, warps) = (&self.scoreboard, &self.warps);
+        // Two-level: a warp waiting at a barrier leaves the active set too, else a full set of
+        // warps at a barrier would keep out the warps of their CTA the barrier waits for.
+        sched.refresh_active(|w| sb.waits_on_memory(w as usize) || warps.get(w as usize).is_some_and(|x| x.at_barrier));
         let (lrr, two_level, age_ordered) = (sched.is_lrr(), sched.is_two_level(), sched.is_age_ordered());
         let best = if two_level { StallCause::NoEligibleWarp } else { self.deep_best(s) };
         let mut scan = Scan { issued: false, best, wake: EVENT };

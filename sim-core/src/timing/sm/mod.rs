@@ -196,7 +196,7 @@ pub struct Sm {
 impl Sm {
     /// An empty SM of `gpu` with register file `rf`.
     pub fn new(gpu: &GpuConfig, geo: SmGeometry, rf: Box<dyn RegisterFileScheme>) -> Self {
-        let policy = gpu.scheduler.policy;
+        let policy = rf.scheduler_policy(gpu.scheduler.policy);
         let hooks = rf.hooks();
         let base = UNIT_KINDS * geo.groups.max(1) as usize;
         let units = if hooks.is_empty() { Vec::new() } else { rf.scheme_units() };
@@ -306,6 +306,11 @@ impl Sm {
     /// The register-file scheme of this SM.
     pub fn scheme(&self) -> &dyn RegisterFileScheme {
         &*self.rf
+    }
+
+    /// The register-file scheme of this SM, to prepare it before the run.
+    pub fn scheme_mut(&mut self) -> &mut dyn RegisterFileScheme {
+        &mut *self.rf
     }
 
     /// The SM's L1 data cache (hit and miss counts).

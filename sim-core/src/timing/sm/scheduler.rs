@@ -3,8 +3,8 @@
 //! - LRR (loose round robin): starting after the warp that issued last, in slot order.
 //! - GTO (greedy then oldest): the warp that issued last, then the others oldest first.
 //! - Two-level (Gebhart et al.): LRR over an active set of `active_warps`; a warp waiting on a
-//!   load leaves the set for the back of a pending FIFO, and pending warps not waiting on memory
-//!   fill the set in FIFO order.
+//!   load (or at a barrier) leaves the set for the back of a pending FIFO, and pending warps not
+//!   waiting fill the set in FIFO order.
 //! - Oldest first (GCN3 in Wyse's model): oldest warp first.
 //!
 //! ```text

@@ -59,12 +59,21 @@ fn proposed_launches_run_the_corpus() {
         }
     }
     let total: usize = tally.values().sum();
-    eprintln!("| outcome | kernels | first reason |\n|---|---|---|");
+    let mut table = String::from("| outcome | kernels | first reason |\n|---|---|---|\n");
     for kind in ["ran", "fault", "unsupported", "budget", "other"] {
         let n = tally.get(kind).copied().unwrap_or(0);
-        eprintln!("| {kind} | {n} | {} |", first.get(kind).map_or("", String::as_str));
+        table.push_str(&format!("| {kind} | {n} | {} |\n", first.get(kind).map_or("", String::as_str)));
     }
-    eprintln!("| total | {total} | budget {budget} warp-instructions, grid ≤ 2 CTAs |");
+    table.push_str(&format!("| total | {total} | budget {budget} warp-instructions, grid ≤ 2 CTAs |\n"));
+    eprint!("{table}");
+    // Kept for scripts/test.sh, which prints the figures at the end of the run.
+    let figures = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("figures");
+    let written = std::fs::create_dir_all(&figures).and_then(|()| {
+        std::fs::write(figures.join("launch-proposals.txt"), format!("launch proposals over the corpus:\n{table}"))
+    });
+    if let Err(e) = written {
+        eprintln!("could not keep the table in {}: {e}", figures.display());
+    }
     if total == 0 {
         eprintln!("no corpus at {}: nothing measured", corpus_dir().display());
         return;

@@ -115,20 +115,7 @@ pub fn propose(module: &Module, kernel: &str) -> Proposal {
     let Some(func) = func else { return Proposal { setup, notes: Vec::new() } };
     let two_d = uses_y_dimension(func);
     let pointers = pointer_params(module, func);
-    let (mut grid, mut block) = shape(func, two_d, None);
-    let (mut params, mut reach) = params_for(module, func, (grid, block), &pointers, two_d);
-    // A kernel written for another block shape overruns its shared arrays: try common shapes.
-    if func.perf.reqntid.is_none() && func.perf.maxntid.is_none() && overruns(&reach) {
-        let tries: &[[u32; 3]] = if two_d { &BLOCKS_2D } else { &BLOCKS_1D };
-        for b in tries {
-            let (g, b) = shape(func, two_d, Some(*b));
-            let (p, r) = params_for(module, func, (g, b), &pointers, two_d);
-            if !overruns(&r) {
-                (grid, block, params, reach) = (g, b, p, r);
-                break;
-            }
-        }
-    }
+    let ((grid, block), params, reach) = launch_shape(module, func, &pointers, two_d);
     setup.grid = grid.to_vec();
     setup.block = block.to_vec();
     setup.params = params;
@@ -160,6 +147,30 @@ pub fn propose(module: &Module, kernel: &str) -> Proposal {
 /// Blocks tried in turn when the default block overruns a shared array (one and two dimensions).
 const BLOCKS_1D: [[u32; 3]; 6] = [[128, 1, 1], [64, 1, 1], [32, 1, 1], [16, 1, 1], [512, 1, 1], [1024, 1, 1]];
 const BLOCKS_2D: [[u32; 3]; 5] = [[32, 8, 1], [8, 8, 1], [32, 4, 1], [32, 16, 1], [32, 32, 1]];
+
+/// The launch shape, parameters and reaches: the default block, or when the kernel (written for
+/// another block shape) overruns a shared array under it, the first common shape that does not.
+fn launch_shape(
+    module: &Module,
+    func: &Function,
+    pointers: &BTreeSet<u32>,
+    two_d: bool,
+) -> (([u32; 3], [u32; 3]), Vec<ParamSpec>, Reaches) {
+    let shape0 = shape(func, two_d, None);
+    let (params, reach) = params_for(module, func, shape0, pointers, two_d);
+    if func.perf.reqntid.is_some() || func.perf.maxntid.is_some() || !overruns(&reach) {
+        return (shape0, params, reach);
+    }
+    let tries: &[[u32; 3]] = if two_d { &BLOCKS_2D } else { &BLOCKS_1D };
+    for b in tries {
+        let sh = shape(func, two_d, Some(*b));
+        let (p, r) = params_for(module, func, sh, pointers, two_d);
+        if !overruns(&r) {
+            return (sh, p, r);
+        }
+    }
+    (shape0, params, reach)
+}
 
 /// Pointer-sized integer parameters used as addresses (or marked `.ptr`).
 fn pointer_params(module: &Module, func: &Function) -> BTreeSet<u32> {

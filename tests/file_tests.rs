@@ -8,6 +8,8 @@
 //! `exec`: runs the kernel with the launch setup of the `// launch:` line and prints the outputs
 //! and counts or the structured error (`reglab_tests::exec_case`, the cases under
 //! `tests/cases/exec/`).
+//! `propose`: the launch RegLab proposes for every entry kernel, with its notes
+//! (`reglab_tests::propose_case`, the cases under `tests/cases/propose/`).
 //! `timing`: simulates the kernel with that launch setup under the GPU, SM count and register-file
 //! schemes of its `// timing:` line and prints each scheme's key figures
 //! (`reglab_tests::timing_case`, the micro-kernels with hand-worked cycle counts under
@@ -44,6 +46,9 @@ fn run_case(path: &Path, src: &str) -> Result<String, String> {
     }
     if mode == "timing" {
         return Ok(reglab_tests::timing_case::run_case(src));
+    }
+    if mode == "propose" {
+        return Ok(reglab_tests::propose_case::run_case(src));
     }
     if mode != "compile" {
         let sections: Vec<&str> = mode.split_whitespace().collect();

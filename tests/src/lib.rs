@@ -46,6 +46,7 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
 
 pub mod bfs;
 pub mod exec_case;
+pub mod propose_case;
 pub mod rng;
 pub mod timing_case;
 pub mod units;

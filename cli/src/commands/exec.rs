@@ -123,7 +123,14 @@ fn propose(module: &sim_core::ir::Module, kernel: Option<&str>, name: &str) -> E
             }
         },
     };
-    println!("{}", sim_core::exec::propose_launch(module, &kernel).to_json());
+    let proposal = sim_core::exec::propose(module, &kernel);
+    println!("{}", proposal.setup.to_json());
+    for note in &proposal.notes {
+        match note.param {
+            Some(i) => eprintln!("reglab exec: note: params[{i}]: {}", note.text),
+            None => eprintln!("reglab exec: note: {}", note.text),
+        }
+    }
     ExitCode::SUCCESS
 }
 

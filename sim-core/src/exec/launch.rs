@@ -240,6 +240,10 @@ pub fn buffer_bytes(spec: &BufferSpec, len: u64) -> Result<Vec<u8>, String> {
     out.try_reserve_exact(n.saturating_mul(size)).map_err(|_| "buffer too large to allocate".to_string())?;
     let data = spec.data.as_deref().unwrap_or(&[]);
     let init = spec.init.clone().unwrap_or(Init::Zeros);
+    if data.is_empty() && init == Init::Zeros {
+        out.resize(n.saturating_mul(size), 0);
+        return Ok(out);
+    }
     let fill = match &init {
         Init::Const(v) => v.to_bits(spec.ty).map_err(|e| format!("init const: {e}"))?,
         _ => 0,

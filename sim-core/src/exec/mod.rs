@@ -46,6 +46,7 @@ pub mod op;
 pub mod plan;
 pub mod program;
 pub mod propose;
+mod propose_extent;
 pub mod run;
 pub mod semantics;
 pub mod simt_stack;
@@ -63,7 +64,7 @@ pub use launch::{
 pub use memory::{FaultReason, Space};
 pub use notice::{Notice, NoticeKind};
 pub use plan::{LaunchError, Plan};
-pub use propose::propose_launch;
+pub use propose::{propose, propose_launch, Proposal, ProposalNote};
 pub use run::{run, LaunchStats, Progress, Run, RunOptions, RunResult};
 pub use stream::{CtaTrace, RecordKind, TraceOptions, TraceRecord, WarpTrace};
 pub use value::{ElemType, Value};

@@ -1,23 +1,36 @@
-//! A proposed launch setup for a kernel, from its parameter list and body: 64-bit (or 32-bit in
-//! 32-bit modules) integer parameters that the kernel uses as addresses become buffers whose
-//! element type is the type of the loads and stores through them; buffers that are stored to are
-//! outputs, the others get seeded random contents; integer scalars get the problem size (16384,
-//! or 128 for two-dimensional kernels, whose buffers hold 128²); the block is `.reqntid`/`.maxntid`
-//! or 256 threads (16×16 in two dimensions), and the grid covers the problem.
+//! A proposed launch setup for a kernel, from its parameter list and body. Pointer-sized integer
+//! parameters that the kernel uses as addresses (directly or through values derived by
+//! arithmetic, `cvt` or `cvta`) become buffers whose element type is the type of the first load
+//! or store through them; buffers that are stored to are outputs (zero-filled), buffers whose
+//! contents index memory are zero-filled, the others get seeded random contents. Integer scalars
+//! get the problem size (16384, or 128 for two-dimensional kernels); the block is
+//! `.reqntid`/`.maxntid` or 256 threads (16×16 in two dimensions), and the grid covers the
+//! problem, so a guard `idx < n` holds for exactly the problem's threads.
+//!
+//! Each buffer is as long as the kernel's own addresses reach (`propose_extent`: the range
+//! analysis seeded with this grid, block and these scalars), rounded up to a multiple of 32
+//! elements and capped at [`MAX_PROPOSED_BYTES`]; `extern .shared` arrays get the dynamic shared
+//! memory their largest offset needs. Where the analysis finds no bound, the size is a guess and
+//! the [`Proposal`] carries a note naming the parameter, the reason and the instruction.
 //!
 //! ```text
-//! .entry vecAdd(.param .u64 a, .param .u64 b, .param .u64 c, .param .u32 n)
+//! .entry vecAdd(.param .u64 a, .param .u64 b, .param .u64 c, .param .u32 n)   // c[i] = a[i] + b[i], i < n
 //! → {"kernel": "vecAdd", "grid": [64,1,1], "block": [256,1,1],
 //!    "params": [{"buffer": {"type": "f32", "len": 16384, "init": "random:1"}}, …,
 //!               {"scalar": {"type": "u32", "value": 16384}}], "outputs": [2]}
 //! ```
 
-use alloc::collections::BTreeMap;
+use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::format;
+use alloc::string::String;
 use alloc::vec::Vec;
 
+use serde::Serialize;
+
 use super::launch::{BufferSpec, Init, LaunchSetup, ParamSpec, ScalarSpec, ScalarValue};
+use super::propose_extent::{address_params, is_dynamic_shared, reaches, Base, Reach, Reaches, Seeds, LOADED};
 use super::value::{ElemType, Value};
-use crate::ir::{AddressBase, Function, Handle, Inst, Module, Opcode, Operand, Reg, Symbol, Type};
+use crate::ir::{Function, Module, Operand};
 
 /// The problem size a proposal uses: elements per buffer, and the value of integer scalars of
 /// one-dimensional kernels.
@@ -40,67 +53,53 @@ fn uses_y_dimension(func: &Function) -> bool {
     })
 }
 
-#[derive(Default, Clone, Copy)]
-struct Use {
-    ty: Option<Type>,
-    stored: bool,
+/// A buffer is at most this many bytes (64 MiB: a 4096 × 4096 `f32` matrix); a kernel whose
+/// indices reach further gets the cap and a note.
+pub const MAX_PROPOSED_BYTES: u64 = 64 << 20;
+
+/// Elements of a buffer whose index the range analysis cannot bound (four times the problem
+/// size), noted in the proposal.
+pub const UNKNOWN_ELEMENTS: u64 = 4 * PROPOSED_ELEMENTS;
+
+/// Buffer lengths are rounded up to a multiple of this many elements (one warp).
+const ROUND_ELEMENTS: u64 = 32;
+
+/// Dynamic shared memory is capped at this many bytes (48 KiB: what every GPU gives a CTA without
+/// an opt-in, so the launch fits every preset).
+pub const PORTABLE_SHARED: u32 = 48 * 1024;
+
+/// Dynamic shared memory is rounded up to a multiple of this many bytes.
+const ROUND_SHARED: u64 = 16;
+
+/// A proposed launch and the notes that say where it cannot be trusted.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Proposal {
+    /// The launch setup.
+    pub setup: LaunchSetup,
+    /// Why parts of the setup are guesses, by parameter (`None`: the launch as a whole, such as
+    /// its dynamic shared memory), in parameter order.
+    pub notes: Vec<ProposalNote>,
 }
 
-/// For each pointer-sized parameter, how the kernel accesses memory through addresses derived
-/// from it.
-fn param_uses(func: &Function, ptr_bytes: u32) -> BTreeMap<u32, Use> {
-    let mut uses: BTreeMap<u32, Use> = BTreeMap::new();
-    let Some(body) = &func.body else { return uses };
-    // Registers holding an address derived from parameter i.
-    let mut origin: BTreeMap<Handle<Reg>, u32> = BTreeMap::new();
-    for _ in 0..4 {
-        for inst in body.insts.values() {
-            propagate(func, ptr_bytes, inst, &mut origin);
-        }
-    }
-    for inst in body.insts.values() {
-        let (addr, stored) = match inst.opcode {
-            Opcode::Ld | Opcode::Ldu => (inst.operands.get(1), false),
-            Opcode::St | Opcode::Red => (inst.operands.first(), true),
-            Opcode::Atom => (inst.operands.get(1), true),
-            _ => continue,
-        };
-        let Some(Operand::Address(a)) = addr else { continue };
-        let AddressBase::Reg(r) = a.base else { continue };
-        if let Some(&p) = origin.get(&r) {
-            let u = uses.entry(p).or_default();
-            u.ty = u.ty.or(inst.ty());
-            u.stored |= stored;
-        }
-    }
-    uses
-}
-
-fn propagate(func: &Function, ptr_bytes: u32, inst: &Inst, origin: &mut BTreeMap<Handle<Reg>, u32>) {
-    let Some(Operand::Reg(d)) = inst.operands.first() else { return };
-    let from_param = match (inst.opcode, inst.operands.get(1)) {
-        (Opcode::Ld, Some(Operand::Address(a))) if inst.mods.space.is_some_and(|s| s.is_param()) => match a.base {
-            AddressBase::Symbol(Symbol::Param(i))
-                if func.params.get(i as usize).is_some_and(|p| p.ty.size_bytes() == ptr_bytes) =>
-            {
-                Some(i)
-            }
-            _ => None,
-        },
-        (Opcode::Ld, _) => None,
-        _ => inst.operands.iter().skip(1).find_map(|o| match o {
-            Operand::Reg(r) => origin.get(r).copied(),
-            _ => None,
-        }),
-    };
-    if let Some(p) = from_param {
-        origin.entry(*d).or_insert(p);
-    }
+/// One caveat of a proposal.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ProposalNote {
+    /// The parameter index the note is about (`None`: dynamic shared memory).
+    pub param: Option<usize>,
+    /// What the user should check, such as "size unknown: the kernel indexes it by a loaded value
+    /// (`ld.global.f32 %f1, [%rd9]`)".
+    pub text: String,
 }
 
 /// Proposes a launch setup for `kernel` of `module`. An unknown kernel gives a setup that names
 /// it and has no parameters (checking it reports the unknown kernel).
 pub fn propose_launch(module: &Module, kernel: &str) -> LaunchSetup {
+    propose(module, kernel).setup
+}
+
+/// Proposes a launch setup for `kernel` of `module`, with notes on every buffer whose size the
+/// range analysis could not bound (and on the dynamic shared memory).
+pub fn propose(module: &Module, kernel: &str) -> Proposal {
     let func = module.functions.values().find(|f| f.name == kernel && f.is_entry());
     let mut setup = LaunchSetup {
         kernel: Some(kernel.into()),
@@ -113,56 +112,250 @@ pub fn propose_launch(module: &Module, kernel: &str) -> LaunchSetup {
         repeat: None,
         budget: None,
     };
-    let Some(func) = func else { return setup };
+    let Some(func) = func else { return Proposal { setup, notes: Vec::new() } };
     let two_d = uses_y_dimension(func);
+    let pointers = pointer_params(module, func);
+    let ((grid, block), params, reach) = launch_shape(module, func, &pointers, two_d);
+    setup.grid = grid.to_vec();
+    setup.block = block.to_vec();
+    setup.params = params;
+    let mut notes = Vec::new();
+    let mut outputs = Vec::new();
+    for &i in &pointers {
+        let r = reach.get(&Base::Param(i)).cloned().unwrap_or_default();
+        if r.stored {
+            outputs.push(i as usize);
+        }
+        let (spec, note) = buffer_for(i, &r);
+        if let Some(slot) = setup.params.get_mut(i as usize) {
+            *slot = ParamSpec::Buffer(spec);
+        }
+        notes.extend(note.into_iter().map(|text| ProposalNote { param: Some(i as usize), text }));
+    }
+    if has_dynamic_shared(module, func) {
+        let threads = block.iter().map(|&b| u64::from(b)).product::<u64>();
+        let (bytes, note) = dynamic_shared(reach.get(&Base::Shared), threads);
+        setup.dynamic_smem = bytes;
+        notes.extend(note.map(|text| ProposalNote { param: None, text }));
+    }
+    if !outputs.is_empty() {
+        setup.outputs = Some(outputs);
+    }
+    Proposal { setup, notes }
+}
+
+/// Blocks tried in turn when the default block overruns a shared array (one and two dimensions).
+const BLOCKS_1D: [[u32; 3]; 6] = [[128, 1, 1], [64, 1, 1], [32, 1, 1], [16, 1, 1], [512, 1, 1], [1024, 1, 1]];
+const BLOCKS_2D: [[u32; 3]; 5] = [[32, 8, 1], [8, 8, 1], [32, 4, 1], [32, 16, 1], [32, 32, 1]];
+
+/// The launch shape, parameters and reaches: the default block, or when the kernel (written for
+/// another block shape) overruns a shared array under it, the first common shape that does not.
+fn launch_shape(
+    module: &Module,
+    func: &Function,
+    pointers: &BTreeSet<u32>,
+    two_d: bool,
+) -> (([u32; 3], [u32; 3]), Vec<ParamSpec>, Reaches) {
+    let shape0 = shape(func, two_d, None);
+    let (params, reach) = params_for(module, func, shape0, pointers, two_d);
+    if func.perf.reqntid.is_some() || func.perf.maxntid.is_some() || !overruns(&reach) {
+        return (shape0, params, reach);
+    }
+    let tries: &[[u32; 3]] = if two_d { &BLOCKS_2D } else { &BLOCKS_1D };
+    for b in tries {
+        let sh = shape(func, two_d, Some(*b));
+        let (p, r) = params_for(module, func, sh, pointers, two_d);
+        if !overruns(&r) {
+            return (sh, p, r);
+        }
+    }
+    (shape0, params, reach)
+}
+
+/// Pointer-sized integer parameters used as addresses (or marked `.ptr`).
+fn pointer_params(module: &Module, func: &Function) -> BTreeSet<u32> {
+    let ptr_bytes = super::plan::address_bits(module) / 8;
+    let candidates: BTreeSet<u32> = (0..func.params.len() as u32)
+        .filter(|&i| {
+            func.params
+                .get(i as usize)
+                .is_some_and(|p| p.ty.is_integer() && p.dims.is_empty() && p.ty.size_bytes() == ptr_bytes)
+        })
+        .collect();
+    let used = address_params(module, func, &candidates);
+    candidates
+        .into_iter()
+        .filter(|i| used.contains(i) || func.params.get(*i as usize).is_some_and(|p| p.ptr.is_some()))
+        .collect()
+}
+
+/// The parameters and reaches for one launch shape. Scalars get the problem size; if that
+/// leaves buffers too large or unbounded (a 1-D kernel indexing a size × size matrix) and the
+/// side of the 2-D problem leaves fewer, they get that.
+fn params_for(
+    module: &Module,
+    func: &Function,
+    shape: ([u32; 3], [u32; 3]),
+    pointers: &BTreeSet<u32>,
+    two_d: bool,
+) -> (Vec<ParamSpec>, Reaches) {
+    let size = if two_d { PROPOSED_SIDE } else { PROPOSED_ELEMENTS };
+    let (params, reach) = sized(module, func, shape, pointers, size);
+    if size > PROPOSED_SIDE && doubtful(&reach) > 0 {
+        let (p, r) = sized(module, func, shape, pointers, PROPOSED_SIDE);
+        if doubtful(&r) < doubtful(&reach) {
+            return (p, r);
+        }
+    }
+    (params, reach)
+}
+
+/// True if an access the analysis bounds may fall outside a shared array of fixed size.
+fn overruns(reach: &Reaches) -> bool {
+    reach.iter().any(|(b, r)| match b {
+        Base::Static { size, .. } => r.bytes > *size,
+        _ => false,
+    })
+}
+
+/// The parameters with scalars of `size` (pointers still placeholders) and the reach of every
+/// base under them.
+fn sized(
+    module: &Module,
+    func: &Function,
+    (grid, block): ([u32; 3], [u32; 3]),
+    pointers: &BTreeSet<u32>,
+    size: u64,
+) -> (Vec<ParamSpec>, Reaches) {
+    let mut scalars = BTreeMap::new();
+    let mut params = Vec::new();
+    for (i, p) in func.params.iter().enumerate() {
+        let i = i as u32;
+        if pointers.contains(&i) {
+            params.push(ParamSpec::Scalar(ScalarSpec { ty: ElemType::U64, value: ScalarValue::One(Value::UInt(0)) }));
+            continue;
+        }
+        let spec = scalar_for(p, size);
+        if let ParamSpec::Scalar(ScalarSpec { ty, value: ScalarValue::One(Value::UInt(v)) }) = &spec {
+            if !ty.is_float() {
+                scalars.insert(i, *v);
+            }
+        }
+        params.push(spec);
+    }
+    let seeds = Seeds { grid, block, pointers, scalars: &scalars, cap: i128::from(MAX_PROPOSED_BYTES) };
+    (params, reaches(module, func, &seeds))
+}
+
+/// How many buffers reach past [`MAX_PROPOSED_BYTES`] or have an index the analysis cannot
+/// bound (other than a loaded one, which no scalar changes), counting dynamic shared memory whose
+/// bounded accesses reach past [`PORTABLE_SHARED`] as one.
+fn doubtful(reach: &Reaches) -> usize {
+    let doubtful = |r: &Reach| match &r.unbounded {
+        Some(why) => !why.starts_with(LOADED),
+        None => r.bytes > MAX_PROPOSED_BYTES,
+    };
+    let shared = |r: &Reach| r.bytes > u64::from(PORTABLE_SHARED);
+    reach
+        .iter()
+        .filter(|(b, r)| match b {
+            Base::Param(_) => doubtful(r),
+            Base::Shared => shared(r),
+            Base::Static { .. } => false,
+        })
+        .count()
+}
+
+/// Block and grid: the block tried, else from `.reqntid`/`.maxntid` or 256 threads (16×16 in two
+/// dimensions); the grid covering the problem.
+fn shape(func: &Function, two_d: bool, tried: Option<[u32; 3]>) -> ([u32; 3], [u32; 3]) {
     let default_block = if two_d { alloc::vec![16, 16] } else { alloc::vec![256] };
-    let block = func.perf.reqntid.clone().or_else(|| func.perf.maxntid.clone()).unwrap_or(default_block);
+    let block = match tried {
+        Some(b) => b.to_vec(),
+        None => func.perf.reqntid.clone().or_else(|| func.perf.maxntid.clone()).unwrap_or(default_block),
+    };
     let mut b = [1u32; 3];
     for (slot, v) in b.iter_mut().zip(&block) {
         *slot = (*v).clamp(1, 1024);
     }
     let threads = u64::from(b[0] * b[1] * b[2]).max(1);
-    setup.block = b.to_vec();
-    setup.grid = if two_d {
+    let grid = if two_d {
         let side = PROPOSED_SIDE as u32;
-        alloc::vec![side.div_ceil(b[0]), side.div_ceil(b[1]), 1]
+        [side.div_ceil(b[0]), side.div_ceil(b[1]), 1]
     } else {
-        alloc::vec![PROPOSED_ELEMENTS.div_ceil(threads) as u32, 1, 1]
+        [PROPOSED_ELEMENTS.div_ceil(threads) as u32, 1, 1]
     };
-    if has_dynamic_shared(module, func) {
-        setup.dynamic_smem = (threads * 8) as u32;
+    (grid, b)
+}
+
+/// The buffer of pointer parameter `i` from what the kernel's accesses reach, and a note when
+/// the size is a guess.
+fn buffer_for(i: u32, r: &Reach) -> (BufferSpec, Option<String>) {
+    let ty = r.ty.and_then(ElemType::from_ptx).unwrap_or(ElemType::F32);
+    let elem = ty.size() as u64;
+    let needed = r.bytes.div_ceil(elem).div_ceil(ROUND_ELEMENTS) * ROUND_ELEMENTS;
+    let cap = MAX_PROPOSED_BYTES / elem;
+    let (len, note) = match &r.unbounded {
+        Some(why) => {
+            // A guess: an index loaded from another buffer stays small (that buffer is
+            // zero-filled); one the analysis cannot bound gets room for a block or a few rows
+            // past the problem size.
+            let guess = if why.starts_with(LOADED) { 2 * PROPOSED_ELEMENTS } else { UNKNOWN_ELEMENTS };
+            let len = needed.max(guess).min(cap);
+            (len, Some(format!("size unknown: {why}; proposed {len} elements")))
+        }
+        None if needed > cap => (
+            cap,
+            Some(format!(
+                "size capped at {cap} elements ({MAX_PROPOSED_BYTES} bytes): the kernel's indices reach {} bytes",
+                r.bytes
+            )),
+        ),
+        None if needed == 0 => (PROPOSED_ELEMENTS, None),
+        None => (needed, None),
+    };
+    let note = match (note, &r.below) {
+        (Some(n), Some(b)) => Some(format!("{n}; {b}")),
+        (None, Some(b)) => Some(format!("indexed below its start: {b}")),
+        (n, None) => n,
+    };
+    let init = if r.stored || r.feeds_addresses { Init::Zeros } else { Init::Random(u64::from(i) + 1) };
+    let note = match (note, r.feeds_addresses) {
+        (Some(n), true) => Some(format!("{n}; zero-filled: the kernel indexes memory by its contents")),
+        (None, true) => Some("zero-filled: the kernel indexes memory by its contents".into()),
+        (n, false) => n,
+    };
+    (BufferSpec { ty, len: Some(len), init: Some(init), data: None }, note)
+}
+
+/// Dynamic shared memory from the reach into the `extern .shared` arrays (8 bytes per thread
+/// when unknown), and a note when it is a guess or capped.
+fn dynamic_shared(r: Option<&Reach>, threads: u64) -> (u32, Option<String>) {
+    let max = u64::from(PORTABLE_SHARED);
+    let r = r.cloned().unwrap_or_default();
+    let needed = r.bytes.div_ceil(ROUND_SHARED) * ROUND_SHARED;
+    let (bytes, note) = match &r.unbounded {
+        Some(why) => {
+            let b = needed.max(threads * 8);
+            (b, Some(format!("dynamic shared memory unknown: {why}; proposed {b} bytes")))
+        }
+        None if needed == 0 => (threads * 8, None),
+        None => (needed, None),
+    };
+    if bytes > max {
+        let why = note.map_or(String::new(), |n| format!("; {n}"));
+        let capped = format!(
+            "dynamic shared memory capped at {max} bytes (the most a CTA gets without opting in): the kernel reaches {bytes}{why}"
+        );
+        return (max as u32, Some(capped));
     }
-    let ptr_bytes = super::plan::address_bits(module) / 8;
-    let uses = param_uses(func, ptr_bytes);
-    let mut outputs = Vec::new();
-    for (i, p) in func.params.iter().enumerate() {
-        let used = uses.get(&(i as u32)).copied();
-        let is_ptr = p.ty.is_integer() && p.dims.is_empty() && p.ty.size_bytes() == ptr_bytes;
-        let spec = if is_ptr && (used.is_some() || p.ptr.is_some()) {
-            let u = used.unwrap_or_default();
-            let ty = u.ty.and_then(ElemType::from_ptx).unwrap_or(ElemType::F32);
-            if u.stored {
-                outputs.push(i);
-            }
-            let init = if u.stored { Init::Zeros } else { Init::Random(i as u64 + 1) };
-            ParamSpec::Buffer(BufferSpec { ty, len: Some(PROPOSED_ELEMENTS), init: Some(init), data: None })
-        } else {
-            scalar_for(p, if two_d { PROPOSED_SIDE } else { PROPOSED_ELEMENTS })
-        };
-        setup.params.push(spec);
-    }
-    if !outputs.is_empty() {
-        setup.outputs = Some(outputs);
-    }
-    setup
+    (bytes as u32, note)
 }
 
 /// True if the kernel (or the module) declares a shared array without a size.
 fn has_dynamic_shared(module: &Module, func: &Function) -> bool {
-    let unsized_shared =
-        |v: &crate::ir::Var| v.space.is_shared() && (v.dims.iter().any(Option::is_none) || v.size_bytes() == Some(0));
-    module.globals.values().any(unsized_shared)
-        || func.body.as_ref().is_some_and(|b| b.vars.values().any(unsized_shared))
+    module.globals.values().any(is_dynamic_shared)
+        || func.body.as_ref().is_some_and(|b| b.vars.values().any(is_dynamic_shared))
 }
 
 fn scalar_for(p: &crate::ir::Param, size: u64) -> ParamSpec {

@@ -112,9 +112,19 @@ impl ExecSource {
                     None if n > 0 => Some(self.resolve(lanes)),
                     None => None,
                 };
+                // `ldmatrix.x1`/`.x2` take row addresses from the first 8/16 lanes only: the other
+                // executing lanes repeat them (same sectors, so the traffic is unchanged).
+                let active = r.executed.count_ones() as usize;
+                let padded: Vec<u64>;
+                let lanes = if n > 0 && n < active && active % n == 0 {
+                    padded = lanes.iter().copied().cycle().take(active).collect();
+                    &padded[..]
+                } else {
+                    &lanes[..]
+                };
                 match space {
                     Some(space) => {
-                        if n != r.executed.count_ones() as usize {
+                        if lanes.len() != active {
                             return Err(format!(
                                 "CTA {:?}: {n} addresses for {} executing lanes",
                                 t.cta,

@@ -47,6 +47,7 @@
 //! | module | stage |
 //! |---|---|
 //! | [`diagnostic`] | spans, line/column mapping, the one `Diagnostic` type (text and HTML) |
+//! | [`diff`] | line diffs (Myers), and a scheme's rewritten kernel beside the original with reasons |
 //! | [`gpu`] | `GpuConfig` (one struct per concern, every field sourced) and the paper presets |
 //! | [`occupancy`] | NVIDIA's exact occupancy rules (cc 1.3–9.0), GCN3 dispatch limits, the three curves |
 //! | [`ir`] | the IR: modules, functions, blocks, typed instructions, text form, verifier |
@@ -64,6 +65,7 @@ extern crate alloc;
 
 pub mod analysis;
 pub mod diagnostic;
+pub mod diff;
 pub mod exec;
 pub mod experiment;
 pub mod gpu;

@@ -22,7 +22,7 @@ use crate::settings::Settings;
 use crate::state::{Action, AppState};
 
 /// Panels the page has, in page order (`panels=` names).
-pub const PANELS: &[&str] = &["editor", "listing", "occupancy", "launch", "run"];
+pub const PANELS: &[&str] = &["editor", "listing", "occupancy", "launch", "run", "diff"];
 
 /// Panels an embedded page shows unless told otherwise.
 pub const EMBED_PANELS: &[&str] = &["editor", "run"];

@@ -11,8 +11,8 @@ use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use sim_core::diff::rewrite::transformed;
 use sim_core::gpu::presets;
-use sim_core::timing::regfile::registry::transform_of;
 use sim_core::timing::{EnergyModel, SchemeSpec};
 
 /// Arguments of `reglab rewrite`.
@@ -45,18 +45,18 @@ pub fn run(args: &Args) -> ExitCode {
         Ok(r) => r,
         Err(e) => return fail(2, e.to_string()),
     };
-    let Some(transform) = transform_of(&resolved) else {
-        return fail(
-            2,
-            format!("scheme {} does not transform code (it is timed on the original kernel)", resolved.label),
-        );
-    };
     let module = match sim_core::ptx::compile(&src) {
         Ok(m) => m,
         Err(d) => return fail(1, format!("{}: {} error(s); see `reglab parse`", args.file.display(), d.len())),
     };
-    let text = match transform(&module) {
-        Ok((m, _)) => m.to_string(),
+    let text = match transformed(&module, &resolved) {
+        Ok(Some((m, _))) => m.to_string(),
+        Ok(None) => {
+            return fail(
+                2,
+                format!("scheme {} does not transform code (it is timed on the original kernel)", resolved.label),
+            )
+        }
         Err(e) => return fail(1, e),
     };
     if std::io::stdout().lock().write_all(text.as_bytes()).is_err() {

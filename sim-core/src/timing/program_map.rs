@@ -92,6 +92,12 @@ impl InstMap {
         self.absorbs_from.insert((function.raw(), consumer.raw()), load.raw());
     }
 
+    /// The dropped original whose access `consumer` takes, where [`InstMap::set_absorbs_from`]
+    /// named it.
+    pub fn absorbs_from(&self, function: Handle<Function>, consumer: Handle<Inst>) -> Option<Handle<Inst>> {
+        self.absorbs_from.get(&(function.raw(), consumer.raw())).map(|&l| Handle::from_index(l))
+    }
+
     /// The fate of `inst` of `function` (`None`: kept under its handle).
     pub fn fate(&self, function: Handle<Function>, inst: Handle<Inst>) -> Option<&InstFate> {
         self.functions.get(&function.raw()).and_then(|f| f.get(&inst.raw()))

@@ -1,9 +1,10 @@
-//! The lab area under the editor: launch editor, run panel and results. Reads the `AppState`
-//! context itself (so the page layout only places it) and runs the lab's effects and the worker.
+//! The lab area under the editor: launch editor, run panel, results and the PTX diff of a
+//! scheme that transforms code. Reads the `AppState` context itself (so the page layout only
+//! places it) and runs the lab's effects and the worker.
 
 use yew::prelude::*;
 
-use crate::components::{LaunchEditor, RunPanel, RunResults};
+use crate::components::{LaunchEditor, PtxDiff, RunPanel, RunResults};
 use crate::lab::RunStatus;
 use crate::lab_hooks::use_lab_effects;
 use crate::state::{Action, AppContext, AppState};
@@ -31,6 +32,7 @@ pub fn lab_area() -> Html {
     let gpu = use_memo(state.settings.gpu.clone(), |g| crate::model::occupancy::gpu_config(g).map(std::rc::Rc::new));
     let embed = &state.share.embed;
     let (launch, run) = (embed.shows("launch", &state.share.panels), embed.shows("run", &state.share.panels));
+    let diff = embed.shows("diff", &state.share.panels);
     html! {
         <div class="lab" id="lab">
             <div class="lab-setup">
@@ -38,6 +40,7 @@ pub fn lab_area() -> Html {
                 if run { <RunPanel lab={lab.clone()} gpu={(*gpu).clone()} registers={state.settings.registers} source={state.source.clone()} on_action={(*on_lab).clone()} controls={controls} auto_run={embed.run} /> }
             </div>
             if let (RunStatus::Done(out), true) = (&lab.run, run) { <RunResults run={out.clone()} /> }
+            if diff { <PtxDiff compiled={state.analysis.compiled.clone()} lines={state.analysis.lines} schemes={lab.schemes.clone()} gpu={(*gpu).clone()} /> }
         </div>
     }
 }

@@ -1,0 +1,60 @@
+// End-to-end test of the PTX diff panel (web-app/src/components/ptx_diff.rs) against the release
+// build: shown only when a selected scheme transforms code; DeMO on the bundled vector add folds
+// one of the two single-use global loads into the add (one memory operand per consumer), and
+// the rows say why on hover. Run: tests/e2e/run.sh (or `node --test diff.test.mjs` after
+// `trunk build --release`).
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+
+import { chooseSchemes, openLab } from './lab-ui.mjs';
+import { artifactsDir, serveSite } from './site.mjs';
+
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'];
+
+let site;
+let browser;
+
+before(async () => {
+  site = await serveSite();
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+});
+
+after(async () => {
+  await browser?.close();
+  await site?.stop();
+});
+
+test('DeMO on vector add: the diff shows the dropped load and its consumer, with reasons', async () => {
+  const { page, problems, close } = await openLab(browser, site.url);
+  try {
+    await chooseSchemes(page, ['baseline']);
+    assert.equal(await page.locator('#ptx-diff').count(), 0, 'no panel without a transforming scheme');
+    await chooseSchemes(page, ['baseline', 'demo']);
+    const panel = page.locator('#ptx-diff');
+    await panel.waitFor();
+    assert.equal(await page.locator('#diff-scheme').inputValue(), 'demo');
+    await page.locator('#diff-table').waitFor();
+    // The load removed: its row has an original line only, and its tooltip names the consumer.
+    const removed = page.locator('#diff-table tr.diff-row.removed');
+    assert.ok((await removed.count()) >= 1, 'at least one removed row');
+    const loadRow = removed.filter({ hasText: 'ld.global.f32' }).first();
+    assert.match(await loadRow.getAttribute('title'), /^single-use load dropped: its value is read directly by `add\.f32 %f\d+, %g\[%rd\d+\], %f\d+;`/);
+    assert.match(await loadRow.locator('td.diff-num').first().textContent(), /^\d+$/, 'original line number');
+    assert.equal(await loadRow.locator('td.diff-code').nth(1).textContent(), '', 'no rewritten line');
+    // The consumer changed: it reads %g[...] and its tooltip names the load.
+    const changed = page.locator('#diff-table tr.diff-row.changed', { hasText: '%g[' }).first();
+    assert.match(await changed.getAttribute('title'), /^reads the dropped load `ld\.global\.f32 %f\d+, \[%rd\d+\];` directly as a memory operand/);
+    const [left, right] = await changed.locator('td.diff-code').allTextContents();
+    assert.match(left, /add\.f32/);
+    assert.match(right, /add\.f32 .*%g\[%rd\d+\]/);
+    assert.match(await page.locator('#diff-summary').textContent(), /^2 rows differ/);
+    await panel.screenshot({ path: join(artifactsDir, 'ptx-diff.png') });
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});

@@ -188,8 +188,8 @@ fn explain_function(why: &mut Reasons, c: Ctx<'_>) {
         match fate.main {
             None => explain_dropped(why, &c, ih, absorbed.get(&ih.raw()).copied()),
             Some(main) if !fate.absorbs && c.changed(ih, main) => {
-                let text = format!("rewritten by the scheme (was {})", c.old_text(ih));
-                add(&mut why.new, c.new_line(main), text);
+                add(&mut why.old, c.old_line(ih), format!("rewritten as {}", c.new_text(main)));
+                add(&mut why.new, c.new_line(main), format!("rewritten by the scheme (was {})", c.old_text(ih)));
             }
             Some(_) => {}
         }

@@ -146,3 +146,36 @@ fn an_identity_rewrite_has_no_edit_and_no_reason() {
     assert_eq!((d.diff.edits(), d.original.len(), d.original == d.rewritten), (0, d.rewritten.len(), true));
     assert!(d.diff.rows.iter().all(|r| r.reason.is_none()));
 }
+
+const MUL_SHIFT: &str = ".version 7.0\n.target sm_70\n.address_size 64\n\
+.visible .entry k(.param .u64 out) {\n.reg .b32 %r<5>;\n.reg .b64 %rd<3>;\n\
+ld.param.u64 %rd1, [out];\nmov.u32 %r1, %tid.x;\nmul.lo.u32 %r2, %r1, 3;\nshl.b32 %r3, %r2, 2;\n\
+mul.wide.u32 %rd2, %r1, 4;\nadd.u64 %rd2, %rd1, %rd2;\nst.global.u32 [%rd2], %r3;\nret;\n}\n";
+
+#[test]
+fn a_fused_pair_names_both_halves() {
+    // `composite` fuses the mul and the shl (its result's one use) into one instruction at the
+    // mul's place: the run {mul, shl} → {mul_shl} has no opcode in common and 2 ≠ 1 lines, so
+    // it shows as removed, removed, added; the shl is the dropped half, the mul the rewritten.
+    let Ok(module) = crate::ptx::compile(MUL_SHIFT) else { return assert!(false) };
+    let gpu = presets::turing_rtx2060();
+    let scheme = SchemeSpec::parse("composite").and_then(|s| s.resolve(&gpu, &EnergyModel::default()));
+    let Ok(scheme) = scheme else { return assert!(false, "{scheme:?}") };
+    let got = rewrite_diff(&module, &scheme);
+    let Ok(Some(got)) = got else { return assert!(false, "{got:?}") };
+    let edits: Vec<&DiffRow> = got.diff.rows.iter().filter(|r| r.kind != Same).collect();
+    let fused = "`mul.lo.u32_shl.b32 %r3, %r1, 3, 2;`";
+    let want = [
+        (Removed, format!("rewritten as {fused}")),
+        (Removed, format!("merged into the fused instruction {fused}")),
+        (
+            Added,
+            String::from(
+                "rewritten by the scheme (was `mul.lo.u32 %r2, %r1, 3;`); \
+                 fused pair: `mul.lo.u32 %r2, %r1, 3;` with `shl.b32 %r3, %r2, 2;`",
+            ),
+        ),
+    ];
+    let got: Vec<(RowKind, String)> = edits.iter().map(|r| (r.kind, r.reason.clone().unwrap_or_default())).collect();
+    assert_eq!(got, want, "{:?}", got);
+}

@@ -115,7 +115,8 @@ fn demo_on_fig4_names_the_dropped_load_and_its_consumer() {
     assert!(scheme.is_ok(), "{scheme:?}");
     let Ok(scheme) = scheme else { return };
     let got = rewrite_diff(&module, &scheme);
-    let Ok(Some(got)) = got else { return assert!(false, "{got:?}") };
+    assert!(matches!(got, Ok(Some(_))), "{got:?}");
+    let Ok(Some(got)) = got else { return };
     // Two edits: the load of %f2 removed, the mul changed (it reads %c[%rd1+4]).
     let edits: Vec<&DiffRow> = got.diff.rows.iter().filter(|r| r.kind != Same).collect();
     assert_eq!(edits.iter().map(|r| r.kind).collect::<Vec<_>>(), [Removed, Changed]);
@@ -135,13 +136,16 @@ fn demo_on_fig4_names_the_dropped_load_and_its_consumer() {
     );
     // The baseline does not transform code.
     let base = SchemeSpec::parse("baseline").and_then(|s| s.resolve(&gpu, &EnergyModel::default()));
-    let Ok(base) = base else { return assert!(false, "{base:?}") };
+    assert!(base.is_ok(), "{base:?}");
+    let Ok(base) = base else { return };
     assert_eq!(rewrite_diff(&module, &base), Ok(None));
 }
 
 #[test]
 fn an_identity_rewrite_has_no_edit_and_no_reason() {
-    let Ok(module) = crate::ptx::compile(FIG4) else { return assert!(false) };
+    let module = crate::ptx::compile(FIG4);
+    assert!(module.is_ok(), "{module:?}");
+    let Ok(module) = module else { return };
     let d = diff_with_reasons(&module, &module, &crate::timing::program_map::InstMap::new());
     assert_eq!((d.diff.edits(), d.original.len(), d.original == d.rewritten), (0, d.rewritten.len(), true));
     assert!(d.diff.rows.iter().all(|r| r.reason.is_none()));
@@ -157,12 +161,16 @@ fn a_fused_pair_names_both_halves() {
     // `composite` fuses the mul and the shl (its result's one use) into one instruction at the
     // mul's place: the run {mul, shl} → {mul_shl} has no opcode in common and 2 ≠ 1 lines, so
     // it shows as removed, removed, added; the shl is the dropped half, the mul the rewritten.
-    let Ok(module) = crate::ptx::compile(MUL_SHIFT) else { return assert!(false) };
+    let module = crate::ptx::compile(MUL_SHIFT);
+    assert!(module.is_ok(), "{module:?}");
+    let Ok(module) = module else { return };
     let gpu = presets::turing_rtx2060();
     let scheme = SchemeSpec::parse("composite").and_then(|s| s.resolve(&gpu, &EnergyModel::default()));
-    let Ok(scheme) = scheme else { return assert!(false, "{scheme:?}") };
+    assert!(scheme.is_ok(), "{scheme:?}");
+    let Ok(scheme) = scheme else { return };
     let got = rewrite_diff(&module, &scheme);
-    let Ok(Some(got)) = got else { return assert!(false, "{got:?}") };
+    assert!(matches!(got, Ok(Some(_))), "{got:?}");
+    let Ok(Some(got)) = got else { return };
     let edits: Vec<&DiffRow> = got.diff.rows.iter().filter(|r| r.kind != Same).collect();
     let fused = "`mul.lo.u32_shl.b32 %r3, %r1, 3, 2;`";
     let want = [

@@ -55,6 +55,11 @@ test('DeMO on vector add: the diff shows the dropped load and its consumer, with
     assert.match(right, /add\.f32 .*%g\[%rd\d+\]/);
     assert.match(await page.locator('#diff-summary').textContent(), /^2 rows differ/);
     await panel.screenshot({ path: join(artifactsDir, 'ptx-diff.png') });
+    // composite fuses nothing in vector add (no producer/consumer pair it takes): "No change".
+    await chooseSchemes(page, ['baseline', 'demo', 'composite']);
+    await page.selectOption('#diff-scheme', 'composite');
+    await page.locator('#diff-summary', { hasText: 'No change' }).waitFor();
+    assert.equal(await page.locator('#diff-table').count(), 0, 'no table when nothing changes');
     assert.deepEqual(problems, []);
   } finally {
     await close();

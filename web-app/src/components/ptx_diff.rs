@@ -84,16 +84,7 @@ pub fn ptx_diff(props: &PtxDiffProps) -> Html {
         let (asked, compiled) = (asked.clone(), props.compiled.clone());
         Callback::from(move |_: MouseEvent| asked.set(compiled.clone()))
     };
-    let body = match (&props.compiled, &*result) {
-        (None, _) => html! { <p class="diff-note">{ "The kernel does not compile yet." }</p> },
-        (Some(_), None) => html! {
-            <p class="diff-note">{ format!("{} lines: the diff is computed on request. ", props.lines) }
-                <button type="button" id="diff-compute" onclick={ask}>{ "Compute the diff" }</button></p>
-        },
-        (Some(_), Some(Err(e))) => html! { <p class="field-error" id="diff-error" role="alert">{ e.clone() }</p> },
-        (Some(_), Some(Ok(None))) => Html::default(),
-        (Some(_), Some(Ok(Some(d)))) => diff_table(d),
-    };
+    let body = panel_body(props, (*result).as_ref(), ask);
     html! {
         <section class="ptx-diff" id="ptx-diff" aria-labelledby="diff-heading">
             <div class="lab-head"><h2 id="diff-heading">{ "PTX diff" }</h2></div>
@@ -104,6 +95,24 @@ pub fn ptx_diff(props: &PtxDiffProps) -> Html {
             </label>
             { body }
         </section>
+    }
+}
+
+/// Below the selector: the table, or why there is none yet.
+fn panel_body(
+    props: &PtxDiffProps,
+    result: Option<&Result<Option<RewriteDiff>, String>>,
+    ask: Callback<MouseEvent>,
+) -> Html {
+    match (&props.compiled, result) {
+        (None, _) => html! { <p class="diff-note">{ "The kernel does not compile yet." }</p> },
+        (Some(_), None) => html! {
+            <p class="diff-note">{ format!("{} lines: the diff is computed on request. ", props.lines) }
+                <button type="button" id="diff-compute" onclick={ask}>{ "Compute the diff" }</button></p>
+        },
+        (Some(_), Some(Err(e))) => html! { <p class="field-error" id="diff-error" role="alert">{ e.clone() }</p> },
+        (Some(_), Some(Ok(None))) => Html::default(),
+        (Some(_), Some(Ok(Some(d)))) => diff_table(d),
     }
 }
 

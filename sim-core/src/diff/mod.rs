@@ -11,7 +11,7 @@
 //! The alignment is Myers' greedy shortest edit script (the longest common subsequence of whole
 //! lines). Within each run of edits, removed and added lines are paired into "changed" rows when
 //! their first word (the opcode, after a guard) matches, in order (a second, small LCS over those
-//! words); a run with no such match pairs its lines in order when both sides have the same count,
+//! words; a fused `a_b` opcode matches `a` and `b`); a run with no such match pairs its lines in order when both sides have the same count,
 //! else stays removed + added. Bounded: beyond [`MAX_LINES`] lines on a side or [`MAX_EDITS`]
 //! edits, the texts are shown side by side line for line, with [`LineDiff::fallback`] saying so.
 
@@ -202,10 +202,22 @@ fn opcode_key(line: &str) -> &str {
     }
 }
 
+/// An opcode key that also matches either half of a fused opcode (`shl.b32_add.s32` matches
+/// `shl.b32` and `add.s32`: the composite-instruction text form).
+#[derive(Clone, Copy)]
+struct Key<'a>(&'a str);
+
+impl PartialEq for Key<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        let half = |fused: &str, k: &str| fused.split_once('_').is_some_and(|(a, b)| a == k || b == k);
+        self.0 == other.0 || half(self.0, other.0) || half(other.0, self.0)
+    }
+}
+
 /// Rows for one run of removed lines `dels` and added lines `ins` (see the module notes).
 fn pair_run(old: &[&str], new: &[&str], dels: &[usize], ins: &[usize], rows: &mut Vec<DiffRow>) {
-    let key_old: Vec<&str> = dels.iter().map(|&i| opcode_key(old.get(i).copied().unwrap_or(""))).collect();
-    let key_new: Vec<&str> = ins.iter().map(|&i| opcode_key(new.get(i).copied().unwrap_or(""))).collect();
+    let key_old: Vec<Key> = dels.iter().map(|&i| Key(opcode_key(old.get(i).copied().unwrap_or("")))).collect();
+    let key_new: Vec<Key> = ins.iter().map(|&i| Key(opcode_key(new.get(i).copied().unwrap_or("")))).collect();
     let mut pairs: Vec<(usize, usize)> = if dels.len().saturating_mul(ins.len()) <= MAX_PAIRING_CELLS {
         let script = myers(&key_old, &key_new, dels.len() + ins.len()).unwrap_or_default();
         script.into_iter().filter_map(|op| if let Op::Keep(a, b) = op { Some((a, b)) } else { None }).collect()

@@ -23,7 +23,7 @@ use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use super::{diff_lines, LineDiff};
+use super::{diff_lines, LineDiff, RowKind};
 use crate::ir::print_inst::{write_inst, Names};
 use crate::ir::{Function, Handle, Inst, Item, Module};
 use crate::timing::program_map::{InstFate, InstMap};
@@ -70,14 +70,30 @@ pub fn diff_with_reasons(from: &Module, to: &Module, map: &InstMap) -> RewriteDi
     }
     for r in &mut diff.rows {
         let mut parts: Vec<&str> = Vec::new();
-        for s in [r.old.and_then(|i| why.old.get(&i)), r.new.and_then(|i| why.new.get(&i))].into_iter().flatten() {
+        let lines = [r.old.and_then(|i| why.old.get(&i)), r.new.and_then(|i| why.new.get(&i))];
+        for s in lines.into_iter().flatten().flatten() {
             if !parts.contains(&s.as_str()) {
                 parts.push(s);
             }
         }
-        r.reason = (!parts.is_empty() && r.kind != super::RowKind::Same).then(|| parts.join("; "));
+        r.reason = row_reason(r.kind, &parts);
     }
     RewriteDiff { original, rewritten, diff }
+}
+
+/// The tooltip of a row from its lines' reasons: a changed row shows both texts, so it leaves
+/// out "rewritten as …" and "(was …)" unless nothing else is known.
+fn row_reason(kind: RowKind, parts: &[&str]) -> Option<String> {
+    let generic = |p: &&&str| p.starts_with("rewritten as ") || p.starts_with("rewritten by the scheme (was ");
+    match kind {
+        RowKind::Same => None,
+        _ if parts.is_empty() => None,
+        RowKind::Changed => {
+            let specific: Vec<&str> = parts.iter().filter(|p| !generic(p)).copied().collect();
+            Some(if specific.is_empty() { String::from("rewritten by the scheme") } else { specific.join("; ") })
+        }
+        _ => Some(parts.join("; ")),
+    }
 }
 
 /// Line of each instruction (function, instruction) in `lines`, the text form of `module`: the
@@ -112,8 +128,8 @@ fn inst_lines(module: &Module, lines: &[&str]) -> BTreeMap<(u32, u32), usize> {
 /// Reasons by line of the original (`old`) and of the rewritten text (`new`).
 #[derive(Default)]
 struct Reasons {
-    old: BTreeMap<usize, String>,
-    new: BTreeMap<usize, String>,
+    old: BTreeMap<usize, Vec<String>>,
+    new: BTreeMap<usize, Vec<String>>,
 }
 
 /// What explaining one function reads.
@@ -153,9 +169,9 @@ fn quoted(line: &str) -> String {
     format!("`{}`", line.trim())
 }
 
-fn add(map: &mut BTreeMap<usize, String>, line: Option<usize>, text: String) {
+fn add(map: &mut BTreeMap<usize, Vec<String>>, line: Option<usize>, text: String) {
     if let Some(l) = line {
-        map.entry(l).and_modify(|s| *s = format!("{s}; {text}")).or_insert(text);
+        map.entry(l).or_default().push(text);
     }
 }
 

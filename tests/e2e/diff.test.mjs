@@ -1,7 +1,7 @@
 // End-to-end test of the PTX diff panel (web-app/src/components/ptx_diff.rs) against the release
 // build: shown only when a selected scheme transforms code; DeMO on the bundled vector add folds
 // one of the two single-use global loads into the add (one memory operand per consumer), and
-// the rows say why on hover. Run: tests/e2e/run.sh (or `node --test diff.test.mjs` after
+// the rows say why on hover; an embed shows the panel under panels=diff. Run: tests/e2e/run.sh (or `node --test diff.test.mjs` after
 // `trunk build --release`).
 
 import assert from 'node:assert/strict';
@@ -63,5 +63,22 @@ test('DeMO on vector add: the diff shows the dropped load and its consumer, with
     assert.deepEqual(problems, []);
   } finally {
     await close();
+  }
+});
+
+test('an embed with panels=run,diff shows the diff panel and not the editor', async () => {
+  const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  try {
+    await page.goto(`${site.url}?embed=1&panels=run,diff`);
+    await page.locator('#run-schemes').waitFor();
+    assert.equal(await page.locator('.editor-pane').count(), 0, 'no editor in this embed');
+    await chooseSchemes(page, ['demo']);
+    await page.locator('#ptx-diff #diff-table tr.diff-row.removed', { hasText: 'ld.global.f32' }).waitFor();
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
   }
 });

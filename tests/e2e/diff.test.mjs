@@ -1,8 +1,8 @@
 // End-to-end test of the PTX diff panel (web-app/src/components/ptx_diff.rs) against the release
 // build: shown only when a selected scheme transforms code; DeMO on the bundled vector add folds
 // one of the two single-use global loads into the add (one memory operand per consumer), and
-// the rows say why on hover; an embed shows the panel under panels=diff. Run: tests/e2e/run.sh (or `node --test diff.test.mjs` after
-// `trunk build --release`).
+// the rows say why on hover; an embed shows the panel under panels=diff. Run: tests/e2e/run.sh
+// (or `node --test diff.test.mjs` after `trunk build --release`).
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';

@@ -45,18 +45,20 @@ pub fn run(args: &Args) -> ExitCode {
         Ok(r) => r,
         Err(e) => return fail(2, e.to_string()),
     };
+    let refuse = || {
+        let why = format!("scheme {} does not transform code (it is timed on the original kernel)", resolved.label);
+        fail(2, why)
+    };
+    if sim_core::timing::regfile::registry::transform_of(&resolved).is_none() {
+        return refuse();
+    }
     let module = match sim_core::ptx::compile(&src) {
         Ok(m) => m,
         Err(d) => return fail(1, format!("{}: {} error(s); see `reglab parse`", args.file.display(), d.len())),
     };
     let text = match transformed(&module, &resolved) {
         Ok(Some((m, _))) => m.to_string(),
-        Ok(None) => {
-            return fail(
-                2,
-                format!("scheme {} does not transform code (it is timed on the original kernel)", resolved.label),
-            )
-        }
+        Ok(None) => return refuse(),
         Err(e) => return fail(1, e),
     };
     if std::io::stdout().lock().write_all(text.as_bytes()).is_err() {

@@ -52,13 +52,24 @@ pub struct Args {
     /// A JSON list of schemes, `[{"scheme": "baseline", "params": {"collector_units": 2}}]`.
     #[arg(long, value_name = "F.json")]
     pub scheme_file: Option<PathBuf>,
+    /// How the timing runs are set up (shared with `reglab sweep`).
+    #[command(flatten)]
+    pub sim: SimFlags,
+    /// Print the reports as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The simulation options `reglab run` and `reglab sweep` share.
+#[derive(clap::Args)]
+pub struct SimFlags {
     /// Simulate this many SMs instead of the preset's count.
     #[arg(long)]
     pub sms: Option<u32>,
     /// Registers per thread to use instead of the scheme's estimate ("ptxas says N").
     #[arg(long)]
     pub registers: Option<u32>,
-    /// Cycle budget per scheme.
+    /// Cycle budget per scheme (per point of a sweep).
     #[arg(long)]
     pub max_cycles: Option<u64>,
     /// Warp-instruction budget of the functional run (default: the launch setup's `budget`,
@@ -69,9 +80,26 @@ pub struct Args {
     /// allocator assigns (the default, as real banks hold allocated registers).
     #[arg(long)]
     pub virtual_banks: bool,
-    /// Print the reports as JSON.
-    #[arg(long)]
-    pub json: bool,
+}
+
+impl SimFlags {
+    /// Applies the budget to `setup` and gives the timing options (`registers` when the flags
+    /// name none: an experiment file's "ptxas says N").
+    pub fn apply(&self, setup: &mut LaunchSetup, registers: Option<u32>) -> TimingOptions {
+        if self.budget.is_some() {
+            setup.budget = self.budget;
+        }
+        let mut options = TimingOptions {
+            sms: self.sms,
+            registers_per_thread: self.registers.or(registers),
+            virtual_register_banks: self.virtual_banks,
+            ..TimingOptions::default()
+        };
+        if let Some(c) = self.max_cycles {
+            options.max_cycles = c;
+        }
+        options
+    }
 }
 
 fn usage(msg: String) -> ExitCode {
@@ -171,18 +199,7 @@ pub fn run(args: &Args) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    if args.budget.is_some() {
-        setup.budget = args.budget;
-    }
-    let mut options = TimingOptions {
-        sms: args.sms,
-        registers_per_thread: args.registers.or(registers),
-        virtual_register_banks: args.virtual_banks,
-        ..TimingOptions::default()
-    };
-    if let Some(c) = args.max_cycles {
-        options.max_cycles = c;
-    }
+    let options = args.sim.apply(&mut setup, registers);
     match Simulation::from_launch(&module, &setup, &gpu, &schemes, options).and_then(|mut s| s.run_to_end()) {
         Ok(mut reports) => {
             reports.iter_mut().for_each(|r| r.locate(&src));

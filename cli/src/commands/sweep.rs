@@ -22,7 +22,7 @@ use sim_core::exec::LaunchSetup;
 use sim_core::gpu::presets;
 use sim_core::timing::regfile::config::resolve_all;
 use sim_core::timing::report::Report;
-use sim_core::timing::{EnergyModel, SchemeSpec, Simulation, TimingError, TimingOptions};
+use sim_core::timing::{EnergyModel, SchemeSpec, Simulation, TimingError};
 
 /// Arguments of `reglab sweep`.
 #[derive(clap::Args)]
@@ -47,21 +47,9 @@ pub struct Args {
     /// The value whose IPC the others are relative to (default: the first).
     #[arg(long)]
     pub reference: Option<String>,
-    /// Simulate this many SMs instead of the preset's count.
-    #[arg(long)]
-    pub sms: Option<u32>,
-    /// Registers per thread to use instead of the scheme's estimate ("ptxas says N").
-    #[arg(long)]
-    pub registers: Option<u32>,
-    /// Cycle budget per point.
-    #[arg(long)]
-    pub max_cycles: Option<u64>,
-    /// Warp-instruction budget of the functional run.
-    #[arg(long)]
-    pub budget: Option<u64>,
-    /// Register-file banks see the PTX virtual registers (a study; see `reglab run`).
-    #[arg(long)]
-    pub virtual_banks: bool,
+    /// How the timing runs are set up (as for `reglab run`).
+    #[command(flatten)]
+    pub sim: super::run::SimFlags,
 }
 
 fn usage(msg: String) -> ExitCode {
@@ -161,18 +149,7 @@ pub fn run(args: &Args) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    if args.budget.is_some() {
-        setup.budget = args.budget;
-    }
-    let mut options = TimingOptions {
-        sms: args.sms,
-        registers_per_thread: args.registers,
-        virtual_register_banks: args.virtual_banks,
-        ..TimingOptions::default()
-    };
-    if let Some(c) = args.max_cycles {
-        options.max_cycles = c;
-    }
+    let options = args.sim.apply(&mut setup, None);
     let reports = match Simulation::from_launch(&module, &setup, &gpu, &specs, options).and_then(|mut s| s.run_to_end())
     {
         Ok(r) => r,

@@ -72,29 +72,7 @@ impl RegisterFileScheme for DoubleRegisterFile {
         }
     }
 
-    fn collector_free(&self, group: u32) -> bool {
-        self.inner.collector_free(group)
-    }
-
-    fn try_issue(&mut self, req: &OperandRequest<'_>, now: u64) -> IssueOutcome {
-        self.inner.try_issue(req, now)
-    }
-
-    fn cycle(&mut self, now: u64, collected: &mut Vec<CuId>) {
-        self.inner.cycle(now, collected);
-    }
-
-    fn release(&mut self, cu: CuId) {
-        self.inner.release(cu);
-    }
-
-    fn try_write(&mut self, req: &WriteRequest<'_>, now: u64) -> bool {
-        self.inner.try_write(req, now)
-    }
-
-    fn busy(&self) -> bool {
-        self.inner.busy()
-    }
+    delegate_operands!();
 
     fn stats(&self) -> SchemeStats {
         self.inner.stats()

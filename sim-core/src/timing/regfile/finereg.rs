@@ -22,7 +22,7 @@ use alloc::vec::Vec;
 
 use super::baseline::{BankedConfig, BankedRegisterFile};
 use super::config::SchemeConfigError;
-use super::cta_pool::{delegate_operands, CtaPool};
+use super::cta_pool::CtaPool;
 use super::finereg_pcrf::FineRegConfig;
 use super::live_vectors::{LiveTable, LiveVectorCache, LV_BASE, LV_BYTES};
 use super::params::{ModelNote, SchemeConfig};

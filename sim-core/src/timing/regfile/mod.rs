@@ -26,6 +26,33 @@
 //! (`NAME:key=value,…`) is resolved against them into the full config the scheme is built from
 //! and the report echoes.
 
+/// The base hooks of [`RegisterFileScheme`] delegated to `self.inner`, for a scheme that collects
+/// operands, writes back and drains like the register file it wraps (`2x-registers`, `finereg`,
+/// `virtual-thread`, `reg-dram`). Callers have `OperandRequest`, `IssueOutcome`, `CuId`,
+/// `WriteRequest` and `Vec` in scope; defined before the `mod` lines so every scheme module sees it.
+macro_rules! delegate_operands {
+    () => {
+        fn collector_free(&self, group: u32) -> bool {
+            self.inner.collector_free(group)
+        }
+        fn try_issue(&mut self, req: &OperandRequest<'_>, now: u64) -> IssueOutcome {
+            self.inner.try_issue(req, now)
+        }
+        fn cycle(&mut self, now: u64, collected: &mut Vec<CuId>) {
+            self.inner.cycle(now, collected);
+        }
+        fn release(&mut self, cu: CuId) {
+            self.inner.release(cu);
+        }
+        fn try_write(&mut self, req: &WriteRequest<'_>, now: u64) -> bool {
+            self.inner.try_write(req, now)
+        }
+        fn busy(&self) -> bool {
+            self.inner.busy()
+        }
+    };
+}
+
 pub mod bank;
 pub mod baseline;
 pub mod composite_rf;

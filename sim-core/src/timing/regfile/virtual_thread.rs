@@ -17,7 +17,7 @@ use alloc::vec::Vec;
 
 use super::baseline::{BankedConfig, BankedRegisterFile};
 use super::config::SchemeConfigError;
-use super::cta_pool::{delegate_operands, CtaPool};
+use super::cta_pool::CtaPool;
 use super::params::{ConfigReader, ModelNote, ParamSpec, SchemeConfig};
 use super::{
     CtaFootprint, CuId, EnergyModel, IssueOutcome, OperandRequest, RegisterFileScheme, SchemeContext, SchemeCounter,

@@ -19,7 +19,9 @@ pub struct CacheConfig {
     pub associativity: u32,
     /// Hit latency in core cycles.
     pub hit_latency: u32,
-    /// Miss status holding registers (outstanding misses) per cache instance; count.
+    /// Miss status holding registers (outstanding misses) per cache instance; count. The L2 is
+    /// one chip-wide instance here, so its figure is the whole chip's: GPGPU-Sim's per-slice
+    /// (per memory sub-partition) entries times the slices.
     pub mshrs: u32,
 }
 

@@ -132,13 +132,13 @@ pub fn fermi_gtx480() -> GpuConfig {
                 mshrs: 64,
             }),
             // 768 KB (Angerd's Table 2 prints "786 KB"; GF100 has 768 KB): GPGPU-Sim `dl2 S:64:128:8`
-            // per sub-partition × 12, `gpgpu_l2_rop_latency 120`, 256 MSHRs.
+            // per sub-partition × 12, `gpgpu_l2_rop_latency 120`, 256 MSHRs per sub-partition × 12.
             l2: Some(CacheConfig {
                 size_bytes: 768 * KIB,
                 line_bytes: 128,
                 associativity: 8,
                 hit_latency: 120,
-                mshrs: 256,
+                mshrs: 256 * 12,
             }),
             dram: DramConfig {
                 latency: 100,              // GPGPU-Sim SM2_GTX480 `dram_latency 100`

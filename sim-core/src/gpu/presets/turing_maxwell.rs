@@ -72,13 +72,14 @@ pub fn maxwell_gtx980() -> GpuConfig {
                 hit_latency: 82,
                 mshrs: 256,
             }),
-            // FineReg Table I: 2048 KB, 8-way; latency 120 and 256 MSHRs from SM6_TITANX (**A**).
+            // FineReg Table I: 2048 KB, 8-way; latency 120 and 256 MSHRs per slice × 24 slices (12
+            // channels × 2 sub-partitions) from SM6_TITANX (**A**).
             l2: Some(CacheConfig {
                 size_bytes: 2 * MIB,
                 line_bytes: 128,
                 associativity: 8,
                 hit_latency: 120,
-                mshrs: 256,
+                mshrs: 256 * 24,
             }),
             dram: DramConfig {
                 latency: 100,              // GPGPU-Sim SM6_TITANX `dram_latency 100` (**A**)
@@ -145,14 +146,14 @@ pub fn turing_rtx2060() -> GpuConfig {
                 hit_latency: 32,
                 mshrs: 256,
             }),
-            // DeMO Table I: 2 MiB (Accel-Sim's 24 slices × 128 KB would be 3 MB); 16-way, 192 MSHRs,
-            // `gpgpu_l2_rop_latency 194`.
+            // DeMO Table I: 2 MiB (Accel-Sim's 24 slices × 128 KB would be 3 MB); 16-way, 192 MSHRs
+            // per slice × 24 slices, `gpgpu_l2_rop_latency 194`.
             l2: Some(CacheConfig {
                 size_bytes: 2 * MIB,
                 line_bytes: 128,
                 associativity: 16,
                 hit_latency: 194,
-                mshrs: 192,
+                mshrs: 192 * 24,
             }),
             dram: DramConfig {
                 latency: 96,               // Accel-Sim `dram_latency 96`

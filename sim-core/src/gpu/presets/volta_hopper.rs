@@ -66,13 +66,14 @@ pub fn volta_v100() -> GpuConfig {
                 hit_latency: 20,
                 mshrs: 512,
             }),
-            // SM7_QV100 `dl2 S:32:128:24` × 64 slices = 6 MB, 192 MSHRs, `gpgpu_l2_rop_latency 160`.
+            // SM7_QV100 `dl2 S:32:128:24,…,A:192:4` per slice × 64 slices (32 channels × 2
+            // sub-partitions) = 6 MB and 192 × 64 MSHRs; `gpgpu_l2_rop_latency 160`.
             l2: Some(CacheConfig {
                 size_bytes: 6 * MIB,
                 line_bytes: 128,
                 associativity: 24,
                 hit_latency: 160,
-                mshrs: 192,
+                mshrs: 192 * 64,
             }),
             dram: DramConfig {
                 latency: 100,              // SM7_QV100 `dram_latency 100`
@@ -140,13 +141,14 @@ pub fn hopper_h100() -> GpuConfig {
                 hit_latency: 39,
                 mshrs: 384,
             }),
-            // H100 SXM5: 50 MB L2; 16-way, latency 187, 192 MSHRs from SM86_RTX3070 (**A**).
+            // H100 SXM5: 50 MB L2; 16-way, latency 187 and 192 MSHRs per slice from SM86_RTX3070
+            // (**A**), × 64 slices as the V100's HBM slicing (**A**: H100's slice count is not published).
             l2: Some(CacheConfig {
                 size_bytes: 50 * MIB,
                 line_bytes: 128,
                 associativity: 16,
                 hit_latency: 187,
-                mshrs: 192,
+                mshrs: 192 * 64,
             }),
             dram: DramConfig {
                 latency: 254,               // **A** SM86_RTX3070 `dram_latency 254`

@@ -42,7 +42,31 @@ enum Command {
     Sweep(commands::sweep::Args),
 }
 
+/// Exit status of a process that stops because its reader went away (128 + SIGPIPE), as a shell
+/// reports it for any Unix tool in `reglab … | head`.
+const BROKEN_PIPE_EXIT: i32 = 141;
+
+/// Rust ignores SIGPIPE, so a closed stdout (`reglab exec … --json | head`) makes `println!` panic
+/// with a backtrace. Such a reader is not an error of ours: stop quietly, as other tools do.
+/// Every other panic keeps the default report.
+fn quiet_on_broken_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if message.contains("failed printing to stdout") && message.contains("Broken pipe") {
+            std::process::exit(BROKEN_PIPE_EXIT);
+        }
+        default(info);
+    }));
+}
+
 fn main() -> ExitCode {
+    quiet_on_broken_pipe();
     let cli = Cli::parse();
     match cli.command {
         Command::Parse(args) => commands::parse::run(&args),

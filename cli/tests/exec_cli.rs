@@ -141,3 +141,34 @@ fn division_by_zero_is_told_with_its_line() {
     }
     let _ = std::fs::remove_file(launch);
 }
+
+/// A reader that goes away early (`reglab exec … --json | head -c 100`) ends the run quietly with
+/// the shell's broken-pipe status 141, not a panic and a backtrace. saxpy's JSON is about 650 KB,
+/// far more than a pipe buffer, so the writes after the reader closes must fail.
+#[test]
+fn closed_stdout_is_not_a_panic() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..").join("static").join("examples");
+    let child = Command::new(env!("CARGO_BIN_EXE_reglab"))
+        .arg("exec")
+        .arg(root.join("saxpy.ptx"))
+        .arg("--launch")
+        .arg(root.join("saxpy.launch.json"))
+        .arg("--json")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn();
+    assert!(child.is_ok(), "cannot run reglab");
+    let Ok(mut child) = child else { return };
+    let mut first = [0u8; 100];
+    let read = child.stdout.as_mut().map(|s| s.read_exact(&mut first));
+    assert!(matches!(read, Some(Ok(()))), "no output before closing: {read:?}");
+    drop(child.stdout.take());
+    let out = child.wait_with_output();
+    assert!(out.is_ok(), "reglab did not finish");
+    let Ok(out) = out else { return };
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "a closed stdout panicked: {stderr}");
+    assert_eq!(out.status.code(), Some(141), "stderr: {stderr}");
+}

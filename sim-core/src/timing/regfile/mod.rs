@@ -76,6 +76,8 @@ pub mod params;
 pub mod registry;
 pub mod regmutex;
 pub mod regmutex_program;
+#[cfg(test)]
+mod regmutex_tests;
 pub mod rf_cache;
 pub mod rfc_ob;
 pub mod rfc_ob_config;

@@ -50,7 +50,10 @@ pub fn params(gpu: &GpuConfig, energy: &EnergyModel) -> Vec<ParamSpec> {
     ));
     p.push(
         ParamSpec::int("swap_cycles", 20, 0, 100_000, "cycles")
-            .doc("Cycles to save one CTA's control state and restore another's (virtual_thread)", "Virtual Thread; SCHEMES.md §4")
+            .doc(
+                "Cycles to save one CTA's control state and restore another's (virtual_thread)",
+                "Virtual Thread; SCHEMES.md §4",
+            )
             .assumed(),
     );
     p
@@ -350,7 +353,11 @@ impl RegisterFileScheme for RegMutex {
             RegMutex::counter("releases", self.releases, "releases that gave them back"),
             RegMutex::counter("srp_stalls", self.stall_attempts, "refused acquire attempts (warp-cycles)"),
             RegMutex::counter("srp_peak_warp_registers", u64::from(self.peak), "warp registers (sum of per-SM peaks)"),
-            RegMutex::counter("srp_warp_registers", u64::from(self.capacity), "warp registers (per SM, summed over the SMs)"),
+            RegMutex::counter(
+                "srp_warp_registers",
+                u64::from(self.capacity),
+                "warp registers (per SM, summed over the SMs)",
+            ),
             RegMutex::counter("srp_kept_active", self.kept_active, "stalled CTAs not switched out (pool room)"),
         ]);
         s

@@ -48,11 +48,8 @@ pub struct Regions {
 pub fn regions(func: &Function) -> Regions {
     let Some(body) = &func.body else { return Regions::default() };
     let live = Liveness::compute(func, &Cfg::compute(func));
-    let peak: Vec<u32> = body
-        .insts
-        .iter()
-        .map(|(h, _)| (live.live_in(h).count() as u32).max(live.pressure(h)))
-        .collect();
+    let peak: Vec<u32> =
+        body.insts.iter().map(|(h, _)| (live.live_in(h).count() as u32).max(live.pressure(h))).collect();
     let mut sorted = peak.clone();
     sorted.sort_unstable();
     let base = sorted.get(sorted.len().saturating_sub(1) / 2).copied().unwrap_or(0);

@@ -174,8 +174,5 @@ fn the_ptx_diff_shows_the_inserted_acquire_and_release() {
     let line = |i: usize| edits[i].new.and_then(|n| got.rewritten.get(n)).map(|s| s.trim().to_string());
     assert_eq!(line(0).as_deref(), Some("regmutex.acquire 2;"));
     assert_eq!(line(1).as_deref(), Some("regmutex.release 2;"));
-    assert_eq!(
-        edits[0].reason.as_deref(),
-        Some("inserted by the scheme before `add.f32 %f2, %f1, 0f3F800000;`")
-    );
+    assert_eq!(edits[0].reason.as_deref(), Some("inserted by the scheme before `add.f32 %f2, %f1, 0f3F800000;`"));
 }

@@ -8,6 +8,7 @@
 //! baseline active   ──── 4 4 4 3 …     finereg active   ──── 2 2 2 …
 //! ```
 
+use sim_core::timing::report::OccupancySample;
 use sim_core::timing::Report;
 use yew::prelude::*;
 
@@ -15,17 +16,17 @@ use crate::components::charts::{line_chart, Chart, LineData, LineSeries};
 
 /// The chart's data: per scheme a "resident" and an "active" line over core cycles.
 pub fn cta_timeline_data(reports: &[Report]) -> LineData {
-    let mut series = Vec::new();
-    for r in reports {
-        let samples = &r.occupancy_over_time.samples;
-        let line = |what: &str, f: &dyn Fn(&sim_core::timing::report::OccupancySample) -> u32| LineSeries {
-            name: format!("{} {what}", r.scheme),
-            points: samples.iter().map(|s| (s.cycle as f64, f64::from(f(s)))).collect(),
-        };
-        series.push(line("resident", &|s| s.resident_ctas));
-        series.push(line("active", &|s| s.active_ctas));
-    }
+    let series = reports.iter().flat_map(|r| lines(&r.scheme, &r.occupancy_over_time.samples)).collect();
     LineData { series, x_label: "core cycle".into(), y_label: "CTAs (all SMs)".into(), y_max: None }
+}
+
+/// Scheme `name`'s two lines from its occupancy samples.
+fn lines(name: &str, samples: &[OccupancySample]) -> [LineSeries; 2] {
+    let line = |what: &str, f: fn(&OccupancySample) -> u32| LineSeries {
+        name: format!("{name} {what}"),
+        points: samples.iter().map(|s| (s.cycle as f64, f64::from(f(s)))).collect(),
+    };
+    [line("resident", |s| s.resident_ctas), line("active", |s| s.active_ctas)]
 }
 
 /// The titled chart, for the results panel.
@@ -38,5 +39,26 @@ pub fn cta_timeline(reports: &[Report]) -> Html {
     html! {
         <Chart id="cta-timeline" title="Resident and active CTAs over time" body={line_chart(&data)}
                table={data.table()} frame={data.frame()} note={AttrValue::from(note)} />
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use sim_core::timing::report::OccupancySample;
+
+    use super::lines;
+
+    #[test]
+    fn two_lines_per_scheme_from_the_samples() {
+        let sample = |cycle, resident_ctas, active_ctas| OccupancySample {
+            cycle,
+            resident_ctas,
+            active_ctas,
+            ..OccupancySample::default()
+        };
+        let [resident, active] = lines("finereg", &[sample(0, 0, 0), sample(1000, 6, 2)]);
+        assert_eq!((resident.name.as_str(), active.name.as_str()), ("finereg resident", "finereg active"));
+        assert_eq!(resident.points, [(0.0, 0.0), (1000.0, 6.0)]);
+        assert_eq!(active.points, [(0.0, 0.0), (1000.0, 2.0)]);
     }
 }

@@ -37,7 +37,8 @@ use crate::timing::program_map::SchemeProgram;
 use crate::timing::report::StallCause;
 use crate::timing::sm::hooks::{HookSet, ResidencyAction, ResidencyEvent, SmActions};
 
-/// The schema: the baseline's plus the SRP's share of the register file.
+/// The schema: the baseline's plus the SRP's share of the register file, VT+RegMutex on/off and
+/// Virtual Thread's swap cost.
 pub fn params(gpu: &GpuConfig, energy: &EnergyModel) -> Vec<ParamSpec> {
     let mut p = BankedConfig::params(gpu, energy);
     p.push(ParamSpec::float("srp_fraction", 0.28, 0.0, 0.9, "fraction of the register file").doc(

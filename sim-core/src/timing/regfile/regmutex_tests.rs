@@ -176,3 +176,96 @@ fn the_ptx_diff_shows_the_inserted_acquire_and_release() {
     assert_eq!(line(1).as_deref(), Some("regmutex.release 2;"));
     assert_eq!(edits[0].reason.as_deref(), Some("inserted by the scheme before `add.f32 %f2, %f1, 0f3F800000;`"));
 }
+
+/// One SM of `regmutex:SPEC` on hopper-h100, shown the chain's program (E = 2: sid 1 acquires,
+/// sid 6 releases).
+fn scheme(spec: &str) -> Option<alloc::boxed::Box<dyn super::RegisterFileScheme>> {
+    use super::{registry::by_name, SchemeContext, SmGeometry};
+    use crate::timing::regfile::{EnergyModel, SchemeSpec};
+    let gpu = presets::hopper_h100();
+    let energy = EnergyModel::default();
+    let resolved = SchemeSpec::parse(spec).and_then(|s| s.resolve(&gpu, &energy));
+    assert!(resolved.is_ok(), "{resolved:?}");
+    let geometry = SmGeometry { schedulers: 4, groups: 4, warp_size: 32, max_warps: 64 };
+    let ctx = SchemeContext { gpu: &gpu, geometry, energy: &energy };
+    let made = resolved.ok().zip(by_name("regmutex")).map(|(r, e)| (e.make)(&ctx, &r.config));
+    assert!(matches!(made, Some(Ok(_))), "regmutex not built");
+    let Some(Ok(mut s)) = made else { return None };
+    let m = module(CHAIN, F9);
+    let sp = SchemeProgram::build(&m, &Program::decode(&m, &gpu), Some(transform), None, &gpu, true);
+    assert!(sp.is_ok(), "{sp:?}");
+    if let Ok(sp) = sp {
+        s.on_scheme_program(&sp);
+    }
+    Some(s)
+}
+
+fn request(warp: u32, sid: u32) -> super::OperandRequest<'static> {
+    super::OperandRequest {
+        warp,
+        scheduler: warp % 4,
+        group: warp % 4,
+        sid,
+        reads: &[],
+        writes: &[],
+        unit: crate::timing::exec_units::UnitKind::Int,
+        mem: crate::timing::program::MemOp::None,
+    }
+}
+
+/// Issues `sid` for `warp`; an accepted instruction's collector is freed at once.
+fn issue(s: &mut dyn super::RegisterFileScheme, warp: u32, sid: u32, now: u64) -> super::IssueOutcome {
+    let out = s.try_issue(&request(warp, sid), now);
+    if let super::IssueOutcome::Collecting(cu) = out {
+        s.release(cu);
+    }
+    out
+}
+
+fn counter(s: &dyn super::RegisterFileScheme, name: &str) -> u64 {
+    s.stats().counters.iter().find(|c| c.name == name).map_or(0, |c| c.value)
+}
+
+#[test]
+fn an_acquire_waits_for_a_release_and_a_finished_warp_frees_its_registers() {
+    use super::IssueOutcome::{Collecting, Stall};
+    use crate::timing::sm::hooks::{ResidencyEvent, SmActions};
+    // srp_fraction 0: the pool is raised to one extension (2 warp-registers).
+    let Some(mut s) = scheme("regmutex:srp_fraction=0") else { return };
+    assert_eq!(counter(&*s, "srp_warp_registers"), 2);
+    assert!(matches!(issue(&mut *s, 0, 1, 1), Collecting(_)));
+    assert_eq!(issue(&mut *s, 1, 1, 1), Stall);
+    assert_eq!(s.issue_stall_cause(), crate::timing::report::StallCause::AcquireWait);
+    // Warp 0 acquiring again holds already: accepted, nothing taken.
+    assert!(matches!(issue(&mut *s, 0, 1, 2), Collecting(_)));
+    assert!(matches!(issue(&mut *s, 0, 6, 3), Collecting(_)));
+    assert!(matches!(issue(&mut *s, 1, 1, 3), Collecting(_)));
+    // Warp 1 finishes without its release: the pool is free again for warp 2.
+    s.on_residency(&ResidencyEvent::WarpFinished { warp: 1, cta: 0 }, 4, &mut SmActions::default());
+    assert!(matches!(issue(&mut *s, 2, 1, 5), Collecting(_)));
+    assert_eq!((counter(&*s, "acquires"), counter(&*s, "releases"), counter(&*s, "srp_stalls")), (3, 1, 1));
+    // Registers per thread: the allocation less E.
+    let gpu = presets::hopper_h100();
+    let m = module(CHAIN, F9);
+    let k = Program::decode(&m, &gpu).kernels.first().cloned();
+    assert_eq!(k.map(|k| s.registers_per_thread(&k, Some(10))), Some(8));
+}
+
+#[test]
+fn a_stalled_cta_holding_the_last_extension_is_not_parked() {
+    use crate::timing::sm::hooks::{ResidencyEvent, SmActions};
+    let Some(mut s) = scheme("regmutex:srp_fraction=0") else { return };
+    assert!(matches!(issue(&mut *s, 0, 1, 1), super::IssueOutcome::Collecting(_)));
+    let mut out = SmActions::default();
+    s.on_residency(&ResidencyEvent::WarpLongLatencyStall { warp: 0, cta: 3, sid: 2 }, 2, &mut out);
+    // Parked it would keep 2 of the pool's 2: no room for one extension (2) among active warps.
+    s.on_residency(&ResidencyEvent::CtaAllStalled { cta: 3 }, 3, &mut out);
+    assert_eq!(counter(&*s, "srp_kept_active"), 1);
+    // A pool of 4 warp-registers (srp_fraction = 4 × 32 / 65536) leaves room: passed on.
+    let Some(mut s) = scheme("regmutex:srp_fraction=0.001953125") else { return };
+    assert_eq!(counter(&*s, "srp_warp_registers"), 4);
+    assert!(matches!(issue(&mut *s, 0, 1, 1), super::IssueOutcome::Collecting(_)));
+    s.on_residency(&ResidencyEvent::WarpLongLatencyStall { warp: 0, cta: 3, sid: 2 }, 2, &mut out);
+    s.on_residency(&ResidencyEvent::CtaAllStalled { cta: 3 }, 3, &mut out);
+    assert_eq!(counter(&*s, "srp_kept_active"), 0);
+}

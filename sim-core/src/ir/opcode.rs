@@ -332,6 +332,13 @@ opcodes! {
     Vmad = "vmad",
     /// `vset`: compare to 0/1, with a secondary op or merge.
     Vset = "vset",
+    // Register-file schemes' pseudo-instructions: only a scheme's pass creates them (the
+    // executor runs them as no-ops).
+    /// `regmutex.acquire N;`: RegMutex (SCHEMES.md §4) — the warp takes `N` registers per thread
+    /// from the SM's shared register pool before a region whose live registers exceed its base set.
+    RegmutexAcquire = "regmutex.acquire",
+    /// `regmutex.release N;`: RegMutex — the warp gives its `N` extended registers per thread back.
+    RegmutexRelease = "regmutex.release",
 }
 
 macro_rules! unsupported {
@@ -461,7 +468,9 @@ impl Opcode {
             | Brkpt
             | Pmevent
             | Nanosleep
-            | Stackrestore => 0,
+            | Stackrestore
+            | RegmutexAcquire
+            | RegmutexRelease => 0,
             _ => 1,
         }
     }

@@ -85,10 +85,15 @@ impl ChipRun {
         own: Option<SchemeProgram>,
     ) -> Result<Self, SchemeConfigError> {
         let make = scheme.entry.make;
-        let kernel_scheme = make(
+        let mut kernel_scheme = make(
             &SchemeContext { gpu, geometry: geometry(gpu, gpu.limits.max_warps()), energy: &options.energy },
             &scheme.config,
         )?;
+        // The placement instance sees the scheme's program too (RegMutex's registers per thread
+        // depend on the extension its pass found).
+        if let Some(p) = &own {
+            kernel_scheme.on_scheme_program(p);
+        }
         let max_warps = kernel_scheme.residency_limits(gpu).max_warps();
         // Warp slots of the model: more when the scheme keeps parked CTAs' warps resident.
         let geo = geometry(gpu, kernel_scheme.max_resident_warps(max_warps).max(max_warps));

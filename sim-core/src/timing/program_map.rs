@@ -297,6 +297,9 @@ pub struct SchemeProgram {
     /// composite instruction writes its intermediate and reads it back; a `%crf` operand is a
     /// read). Empty when the program has no composite operands.
     pub crf: Vec<(u8, u8)>,
+    /// Per static id of `program`: what it does to RegMutex's shared register pool
+    /// (`regmutex.acquire`/`release`). Empty when the program has none.
+    pub pool: Vec<crate::timing::regfile::regmutex_program::PoolOp>,
 }
 
 impl SchemeProgram {
@@ -322,7 +325,8 @@ impl SchemeProgram {
         let program = Program::decode_assigned(&to, gpu, physical, assign)?;
         let map = SidMap::build(module, original, &to, &program, &map)?;
         let crf = crf_accesses(&to, &program);
-        Ok(SchemeProgram { program, map, crf })
+        let pool = crate::timing::regfile::regmutex_program::pool_ops(&to, &program);
+        Ok(SchemeProgram { program, map, crf, pool })
     }
 }
 

@@ -61,6 +61,7 @@ pub fn run_results(props: &RunResultsProps) -> Html {
                 { bar("stalls", "Stall breakdown", Some("Every scheduler cycle has one cause; bars add up to 100%."), rc::stalls(reports)) }
                 <Chart id="occupancy" title="Achieved occupancy over time" body={line_chart(&occ)} table={occ.table()} frame={occ.frame()}
                        note={AttrValue::from(format!("Resident warps / (SMs × maximum warps per SM), sampled every {} cycles.", reports.first().map_or(0, |r| r.occupancy_over_time.interval_cycles)))} />
+                { crate::components::cta_timeline::cta_timeline(reports) }
                 { bar("regfile", "Register-file reads, writes and bank conflicts", Some("Reads and writes in warp-registers; bank conflicts in request cycles lost."), rc::register_file(reports)) }
                 { bar("reads-per-value", "Reads per produced value", None, rc::reads_per_value(reports)) }
             </div>

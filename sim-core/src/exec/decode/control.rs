@@ -93,6 +93,8 @@ pub(super) fn decode(o: &Ops<'_, '_>, block: usize) -> R<Op> {
         | O::Prefetchu
         | O::Nanosleep
         | O::Pmevent
+        | O::RegmutexAcquire
+        | O::RegmutexRelease
         | O::Brkpt
         | O::GriddepcontrolLaunchDependents
         | O::GriddepcontrolWait => Op::Nop,

@@ -131,6 +131,7 @@ pub fn op_spec(op: Opcode) -> OpSpec {
         O::MmaSp => spec(&[Sync, Aligned, Shape, Layout, Rounding, Satfinite], (2, 4), (6, 7), &[Shape]),
         O::WgmmaMmaAsync => spec(&[Sync, Aligned, Shape, Satfinite], (3, 3), (4, 9), &[Shape]),
         O::Pmevent => spec(&[], (0, 0), (1, 1), &[]),
+        O::RegmutexAcquire | O::RegmutexRelease => spec(&[], (0, 0), (1, 1), &[]),
         O::Nanosleep => spec(&[], (1, 1), (1, 1), &[]),
         O::Alloca => spec(&[Space], (1, 1), (2, 3), &[]),
         O::Stacksave | O::Stackrestore => spec(&[], (1, 1), (1, 1), &[]),

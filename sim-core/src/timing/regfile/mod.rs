@@ -74,6 +74,10 @@ pub mod operand_buffer;
 pub mod operand_collector;
 pub mod params;
 pub mod registry;
+pub mod regmutex;
+pub mod regmutex_program;
+#[cfg(test)]
+mod regmutex_tests;
 pub mod rf_cache;
 pub mod rfc_ob;
 pub mod rfc_ob_config;

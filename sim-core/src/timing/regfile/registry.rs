@@ -21,6 +21,8 @@ use super::gilani::{self, GilaniConfig, Techniques};
 use super::gilani_file::GilaniRegisterFile;
 use super::no_bank_conflicts::{self, ConflictFreeRegisterFile};
 use super::params::{ModelNote, ParamSpec, SchemeConfig};
+use super::regmutex::{self, RegMutex};
+use super::regmutex_program;
 use super::rfc_ob::RfcObRegisterFile;
 use super::rfc_ob_config;
 use super::virtual_thread::{self, VirtualThread};
@@ -200,6 +202,17 @@ pub const SCHEMES: &[SchemeEntry] = &[
         make: |c, cfg| gilani_file("gilani", Techniques::ALL, c, cfg),
         transform: Some(composite_rf::fuse_paper),
         needs_values: true,
+        assign: None,
+    },
+    SchemeEntry {
+        name: "regmutex",
+        description: "RegMutex: base register set per warp + shared register pool, compiler-inserted acquire/release",
+        source: "Khorasani et al. ISCA'18, as Oh et al. compare it (SCHEMES.md §4)",
+        params: regmutex::params,
+        notes: regmutex::NOTES,
+        make: |c, cfg| Ok(Box::new(RegMutex::new(c, cfg)?)),
+        transform: Some(regmutex_program::transform),
+        needs_values: false,
         assign: None,
     },
 ];

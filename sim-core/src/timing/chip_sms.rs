@@ -65,9 +65,30 @@ pub(super) trait SmArray {
     fn for_each_stats(&self, f: &mut dyn FnMut(&SmStats, SchemeStats, &L1));
 }
 
-impl<R: RegisterFileScheme + ?Sized> SmArray for Vec<Sm<R>> {
+/// The SMs of a run, all on scheme type `R`.
+pub(super) struct Sms<R: RegisterFileScheme + ?Sized> {
+    sms: Vec<Sm<R>>,
+    /// Per SM, the cycle a window stopped it in ([`simulate_window`]'s, kept between windows).
+    stopped: Vec<Option<u64>>,
+}
+
+impl<R: RegisterFileScheme + ?Sized> Sms<R> {
+    fn new(sms: Vec<Sm<R>>) -> Self {
+        Sms { stopped: Vec::with_capacity(sms.len()), sms }
+    }
+
+    fn iter(&self) -> core::slice::Iter<'_, Sm<R>> {
+        self.sms.iter()
+    }
+
+    fn iter_mut(&mut self) -> core::slice::IterMut<'_, Sm<R>> {
+        self.sms.iter_mut()
+    }
+}
+
+impl<R: RegisterFileScheme + ?Sized> SmArray for Sms<R> {
     fn len(&self) -> usize {
-        Vec::len(self)
+        self.sms.len()
     }
 
     fn prepare(&mut self, module: &Module, program: &Program) {
@@ -90,9 +111,9 @@ impl<R: RegisterFileScheme + ?Sized> SmArray for Vec<Sm<R>> {
 
     fn advance(&mut self, t: u64, end: u64, cx: &mut ChipContext<'_>) -> Result<Option<u64>, TimingError> {
         if end == t {
-            Ok(simulate_cycle(self, t, cx))
+            Ok(simulate_cycle(&mut self.sms, t, cx))
         } else {
-            simulate_window(self, t, end, cx)
+            simulate_window(&mut self.sms, &mut self.stopped, t, end, cx)
         }
     }
 
@@ -110,7 +131,7 @@ impl<R: RegisterFileScheme + ?Sized> SmArray for Vec<Sm<R>> {
         scheme: &dyn RegisterFileScheme,
         regs_override: Option<u32>,
     ) -> Result<(), TimingError> {
-        dispatcher.dispatch(now, self, feed, programs, gpu, scheme, regs_override)
+        dispatcher.dispatch(now, &mut self.sms, feed, programs, gpu, scheme, regs_override)
     }
 
     fn account_until(&mut self, end: u64) {
@@ -148,18 +169,19 @@ fn simulate_cycle<R: RegisterFileScheme + ?Sized>(sms: &mut [Sm<R>], t: u64, cx:
 /// Simulates every SM's cycles in `t..=end` (no CTA can finish before `end`, so SMs interact
 /// only through the L2). Each SM runs ahead on its own — its state stays in the host's cache —
 /// and stops before a cycle whose dispatch may reach the L2; stopped SMs resume in (cycle,
-/// SM) order, so the L2 sees exactly the request order of simulating the SMs cycle by cycle.
-/// Returns the last cycle any SM simulated; an error if a CTA finished before `end` (the
+/// SM) order, so the L2 sees exactly the request order of simulating the SMs cycle by cycle
+/// (`stopped`: a buffer for the cycle each SM stopped in). Returns the last cycle any SM simulated; an error if a CTA finished before `end` (the
 /// bound that set `end` was wrong, and the dispatcher would have acted late).
 fn simulate_window<R: RegisterFileScheme + ?Sized>(
     sms: &mut [Sm<R>],
+    stopped: &mut Vec<Option<u64>>,
     t: u64,
     end: u64,
     cx: &mut ChipContext<'_>,
 ) -> Result<Option<u64>, TimingError> {
     let mut last = None;
     // Per SM: the cycle it stopped in, before that cycle's dispatch.
-    let mut stopped: Vec<Option<u64>> = Vec::with_capacity(sms.len());
+    stopped.clear();
     for sm in sms.iter_mut() {
         stopped.push(run_ahead(sm, end, cx, &mut last));
     }
@@ -215,15 +237,15 @@ pub(super) struct SmShape<'a> {
 /// when it is one of the types instantiated here.
 pub(super) fn build(rfs: Vec<Box<dyn RegisterFileScheme>>, shape: &SmShape<'_>) -> Box<dyn SmArray> {
     if all_are::<BankedRegisterFile>(&rfs) {
-        return Box::new(typed_sms::<BankedRegisterFile>(rfs, shape));
+        return Box::new(Sms::new(typed_sms::<BankedRegisterFile>(rfs, shape)));
     }
     if all_are::<ConflictFreeRegisterFile>(&rfs) {
-        return Box::new(typed_sms::<ConflictFreeRegisterFile>(rfs, shape));
+        return Box::new(Sms::new(typed_sms::<ConflictFreeRegisterFile>(rfs, shape)));
     }
     if all_are::<RfcObRegisterFile>(&rfs) {
-        return Box::new(typed_sms::<RfcObRegisterFile>(rfs, shape));
+        return Box::new(Sms::new(typed_sms::<RfcObRegisterFile>(rfs, shape)));
     }
-    Box::new(rfs.into_iter().map(|rf| new_sm(rf, shape)).collect::<Vec<Sm>>())
+    Box::new(Sms::new(rfs.into_iter().map(|rf| new_sm(rf, shape)).collect::<Vec<Sm>>()))
 }
 
 fn all_are<R: RegisterFileScheme>(rfs: &[Box<dyn RegisterFileScheme>]) -> bool {
@@ -242,4 +264,35 @@ fn new_sm<R: RegisterFileScheme + ?Sized>(rf: Box<R>, shape: &SmShape<'_>) -> Sm
         sm.set_scheme_program(p.clone());
     }
     sm
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::presets;
+    use crate::timing::chip::geometry;
+    use crate::timing::regfile::{by_name, EnergyModel, SchemeContext};
+
+    fn register_files(scheme: &str) -> Vec<Box<dyn RegisterFileScheme>> {
+        let gpu = presets::fermi_gtx480();
+        let energy = EnergyModel::default();
+        let ctx = SchemeContext { gpu: &gpu, geometry: geometry(&gpu, 48), energy: &energy };
+        let Some(entry) = by_name(scheme) else { return Vec::new() };
+        let Ok(config) = crate::timing::regfile::SchemeSpec::parse(scheme).and_then(|s| s.resolve(&gpu, &energy))
+        else {
+            return Vec::new();
+        };
+        (0..2).filter_map(|_| (entry.make)(&ctx, &config.config).ok()).collect()
+    }
+
+    #[test]
+    fn registered_schemes_are_recognised_by_their_own_type() {
+        // baseline's registry entry builds BankedRegisterFile: its SMs are built on that type.
+        assert_eq!(register_files("baseline").len(), 2);
+        assert!(all_are::<BankedRegisterFile>(&register_files("baseline")));
+        assert!(all_are::<RfcObRegisterFile>(&register_files("rfc-ob")));
+        // 2x-registers wraps a banked file in its own type: not taken for the baseline.
+        assert!(!all_are::<BankedRegisterFile>(&register_files("2x-registers")));
+        assert!(!all_are::<BankedRegisterFile>(&[]));
+    }
 }

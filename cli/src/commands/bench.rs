@@ -210,6 +210,9 @@ fn round_rate(round: &[Measured]) -> f64 {
     rate(insts, model.wall)
 }
 
+/// One scheme's measurements: its name, each example's fastest repetition, every repetition.
+type Timed = (String, Vec<Measured>, Vec<Vec<Measured>>);
+
 /// One scheme's figures over the examples.
 struct SchemeFigures<'a> {
     scheme: &'a str,
@@ -225,7 +228,7 @@ struct SchemeFigures<'a> {
 }
 
 impl<'a> SchemeFigures<'a> {
-    fn of((scheme, results, rounds): &'a (String, Vec<Measured>, Vec<Vec<Measured>>)) -> Self {
+    fn of((scheme, results, rounds): &'a Timed) -> Self {
         let total = results.iter().fold(Clock::default(), |a, m| a.add(m.total));
         let exec = results.iter().fold(Clock::default(), |a, m| a.add(m.executor));
         SchemeFigures {
@@ -253,7 +256,7 @@ impl<'a> SchemeFigures<'a> {
     }
 }
 
-fn print(json: bool, gpu: &str, timed: &[(String, Vec<Measured>, Vec<Vec<Measured>>)], executor: serde_json::Value) {
+fn print(json: bool, gpu: &str, timed: &[Timed], executor: serde_json::Value) {
     let figures: Vec<SchemeFigures<'_>> = timed.iter().map(SchemeFigures::of).collect();
     let Some(first) = figures.first() else { return };
     let executor_rate = executor.get("warp_instructions_per_second").cloned().unwrap_or(serde_json::Value::Null);
@@ -289,7 +292,12 @@ fn print(json: bool, gpu: &str, timed: &[(String, Vec<Measured>, Vec<Vec<Measure
     }
     println!("executor alone (its own workloads): {executor_rate}");
     let each: Vec<String> = first.per_round.iter().map(|r| format!("{r:.0}")).collect();
-    println!("fastest of {} repetitions per example; each repetition ({}): {}", first.per_round.len(), first.scheme, each.join(", "));
+    println!(
+        "fastest of {} repetitions per example; each repetition ({}): {}",
+        first.per_round.len(),
+        first.scheme,
+        each.join(", ")
+    );
 }
 
 /// The per-example table.

@@ -31,6 +31,7 @@ use alloc::vec::Vec;
 
 use super::{TimingError, TimingOptions};
 use crate::gpu::GpuConfig;
+use crate::timing::chip_sms::{self, SmArray, SmShape};
 use crate::timing::cta_dispatch::Dispatcher;
 use crate::timing::memory::l2::L2;
 use crate::timing::memory::MemoryStats;
@@ -42,7 +43,6 @@ use crate::timing::regfile::{
 use crate::timing::report::{
     Ipc, OccupancySample, OccupancyTimeline, Outcome, RegisterFileReport, Report, ResidencyStats, StallBreakdown,
 };
-use crate::timing::chip_sms::{self, SmArray, SmShape};
 use crate::timing::sm::ChipContext;
 use crate::timing::stream::feed::Feed;
 

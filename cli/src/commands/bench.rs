@@ -1,10 +1,16 @@
-//! `reglab bench [--json] [--gpu PRESET] [--only NAME] [--quick] [--repeat N] [--corpus DIR]`:
-//! throughput of the simulator, single threaded (build with `--release`), in simulated
-//! warp-instructions per host second: the cycle-level timing model with the baseline register file
-//! on the bundled examples (`warp_instructions_per_second`, the executor's time taken out; also per
-//! CPU second, which other processes on the machine do not inflate), and the functional executor
-//! alone (`executor_warp_instructions_per_second`; its workloads add Rodinia BFS and the ZLUDA unit
-//! kernels when the corpus is found). Numbers depend on the host; nothing asserts them.
+//! `reglab bench [--json] [--gpu PRESET] [--only NAME] [--quick] [--repeat N] [--corpus DIR]
+//! [--scheme NAME]… [--all-schemes]`: throughput of the simulator, single threaded (build with
+//! `--release`), in simulated warp-instructions per host second: the cycle-level timing model with
+//! the baseline register file on the bundled examples (`warp_instructions_per_second`, the
+//! executor's time taken out; also per CPU second, which other processes on the machine do not
+//! inflate), and the functional executor alone (`executor_warp_instructions_per_second`; its
+//! workloads add Rodinia BFS and the ZLUDA unit kernels when the corpus is found). Numbers depend
+//! on the host; nothing asserts them.
+//!
+//! With `--scheme` (repeatable) or `--all-schemes` every scheme named is timed the same way and
+//! `schemes` lists, per scheme, the timing model's rate, the end-to-end rate (executor and timing
+//! model) and the peak resident memory of its largest run (`peak_rss_kib`, Linux `VmHWM`); the
+//! top-level figures are the first scheme's. Without them, `schemes` holds baseline alone.
 //!
 //! Each example is simulated `--repeat` times (3 by default) and its fastest repetition counts:
 //! other load on a shared machine only ever slows a run down, so the fastest is the closest to the
@@ -52,6 +58,12 @@ pub struct Args {
     /// `$REGLAB_CORPUS` or `../shared/corpus/ptx`.
     #[arg(long)]
     pub corpus: Option<PathBuf>,
+    /// Register-file schemes to time (repeatable; default baseline), `NAME` or `NAME:k=v,…`.
+    #[arg(long = "scheme")]
+    pub schemes: Vec<String>,
+    /// Time every registered scheme.
+    #[arg(long, conflicts_with = "schemes")]
+    pub all_schemes: bool,
 }
 
 /// The bundled examples (`static/examples`) with their launch setups (`tests/cases/exec/examples`),
@@ -103,38 +115,53 @@ fn rate(n: u64, d: Duration) -> f64 {
     }
 }
 
+/// The schemes `args` asks for, in order.
+fn schemes(args: &Args) -> Vec<String> {
+    if args.all_schemes {
+        sim_core::timing::regfile::SCHEMES.iter().map(|e| String::from(e.name)).collect()
+    } else if args.schemes.is_empty() {
+        vec![String::from("baseline")]
+    } else {
+        args.schemes.clone()
+    }
+}
+
+/// Every example `args` selects, `repeat` times under `scheme`: per repetition, every example's
+/// measurement.
+fn rounds(args: &Args, scheme: &str, gpu: &sim_core::gpu::GpuConfig) -> Result<Vec<Vec<Measured>>, String> {
+    let repeat = args.repeat.max(1) as usize;
+    let mut rounds: Vec<Vec<Measured>> = Vec::with_capacity(repeat);
+    for _ in 0..repeat {
+        let mut round = Vec::new();
+        for &example in EXAMPLES {
+            if args.only.as_deref().is_some_and(|o| !example.0.contains(o)) {
+                continue;
+            }
+            round.push(timing::measure(example, scheme, gpu, args.quick)?);
+        }
+        rounds.push(round);
+    }
+    Ok(rounds)
+}
+
 /// Runs the subcommand.
 pub fn run(args: &Args) -> ExitCode {
     let Some(gpu) = presets::by_name(&args.gpu) else {
         eprintln!("reglab bench: unknown GPU preset '{}'", args.gpu);
         return ExitCode::from(2);
     };
-    let repeat = args.repeat.max(1) as usize;
-    // Per repetition, every example's measurement.
-    let mut rounds: Vec<Vec<Measured>> = Vec::with_capacity(repeat);
-    for _ in 0..repeat {
-        let mut round = Vec::new();
-        for &(name, ptx, launch) in EXAMPLES {
-            if args.only.as_deref().is_some_and(|o| !name.contains(o)) {
-                continue;
-            }
-            match timing::measure(name, ptx, launch, &gpu, args.quick) {
-                Ok(m) => round.push(m),
-                Err(e) => {
-                    eprintln!("reglab bench: {e}");
-                    return ExitCode::from(1);
-                }
+    // Per scheme: its rounds and each example's fastest repetition.
+    let mut timed = Vec::new();
+    for scheme in schemes(args) {
+        let measured = rounds(args, &scheme, &gpu).and_then(|r| fastest(&r).map(|best| (best, r)));
+        match measured {
+            Ok((best, rounds)) => timed.push((scheme, best, rounds)),
+            Err(e) => {
+                eprintln!("reglab bench: {e}");
+                return ExitCode::from(1);
             }
         }
-        rounds.push(round);
     }
-    let results = match fastest(&rounds) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("reglab bench: {e}");
-            return ExitCode::from(1);
-        }
-    };
     let executor = if args.only.is_some() {
         serde_json::Value::Null
     } else {
@@ -151,7 +178,7 @@ pub fn run(args: &Args) -> ExitCode {
             }
         }
     };
-    print(args.json, &gpu.name, &results, &rounds, executor);
+    print(args.json, &gpu.name, &timed, executor);
     ExitCode::SUCCESS
 }
 
@@ -183,30 +210,98 @@ fn round_rate(round: &[Measured]) -> f64 {
     rate(insts, model.wall)
 }
 
-fn print(json: bool, gpu: &str, results: &[Measured], rounds: &[Vec<Measured>], executor: serde_json::Value) {
-    let per_round: Vec<f64> = rounds.iter().map(|r| round_rate(r)).collect();
-    let insts: u64 = results.iter().map(|m| m.warp_instructions).sum();
-    let total = results.iter().fold(Clock::default(), |a, m| a.add(m.total));
-    let exec = results.iter().fold(Clock::default(), |a, m| a.add(m.executor));
-    let model = total.sub(exec);
+/// One scheme's measurements: its name, each example's fastest repetition, every repetition.
+type Timed = (String, Vec<Measured>, Vec<Vec<Measured>>);
+
+/// One scheme's figures over the examples.
+struct SchemeFigures<'a> {
+    scheme: &'a str,
+    results: &'a [Measured],
+    /// Each repetition's timing-model rate.
+    per_round: Vec<f64>,
+    insts: u64,
+    /// Timing model alone, and executor plus timing model.
+    model: Clock,
+    total: Clock,
+    /// The largest peak resident memory of any run (KiB).
+    peak_rss_kib: Option<u64>,
+}
+
+impl<'a> SchemeFigures<'a> {
+    fn of((scheme, results, rounds): &'a Timed) -> Self {
+        let total = results.iter().fold(Clock::default(), |a, m| a.add(m.total));
+        let exec = results.iter().fold(Clock::default(), |a, m| a.add(m.executor));
+        SchemeFigures {
+            scheme,
+            results,
+            per_round: rounds.iter().map(|r| round_rate(r)).collect(),
+            insts: results.iter().map(|m| m.warp_instructions).sum(),
+            model: total.sub(exec),
+            total,
+            peak_rss_kib: rounds.iter().flatten().filter_map(|m| m.peak_rss_kib).max(),
+        }
+    }
+
+    fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "scheme": self.scheme,
+            "warp_instructions": self.insts,
+            "warp_instructions_per_second": rate(self.insts, self.model.wall),
+            "warp_instructions_per_cpu_second": rate(self.insts, self.model.cpu),
+            "end_to_end_warp_instructions_per_second": rate(self.insts, self.total.wall),
+            "end_to_end_warp_instructions_per_cpu_second": rate(self.insts, self.total.cpu),
+            "peak_rss_kib": self.peak_rss_kib,
+            "repetitions": self.per_round,
+        })
+    }
+}
+
+fn print(json: bool, gpu: &str, timed: &[Timed], executor: serde_json::Value) {
+    let figures: Vec<SchemeFigures<'_>> = timed.iter().map(SchemeFigures::of).collect();
+    let Some(first) = figures.first() else { return };
     let executor_rate = executor.get("warp_instructions_per_second").cloned().unwrap_or(serde_json::Value::Null);
     if json {
-        let kernels: Vec<serde_json::Value> = results.iter().map(kernel_json).collect();
+        let kernels: Vec<serde_json::Value> = first.results.iter().map(kernel_json).collect();
         let doc = serde_json::json!({
-            "warp_instructions_per_second": rate(insts, model.wall),
-            "warp_instructions_per_cpu_second": rate(insts, model.cpu),
-            "end_to_end_warp_instructions_per_second": rate(insts, total.wall),
+            "warp_instructions_per_second": rate(first.insts, first.model.wall),
+            "warp_instructions_per_cpu_second": rate(first.insts, first.model.cpu),
+            "end_to_end_warp_instructions_per_second": rate(first.insts, first.total.wall),
             "executor_warp_instructions_per_second": executor_rate,
             "gpu": gpu,
-            "scheme": "baseline",
-            "warp_instructions": insts,
-            "repetitions": per_round,
+            "scheme": first.scheme,
+            "warp_instructions": first.insts,
+            "repetitions": first.per_round,
             "kernels": kernels,
+            "schemes": figures.iter().map(SchemeFigures::json).collect::<Vec<_>>(),
             "executor": executor,
         });
         println!("{doc}");
         return;
     }
+    print_kernels(first.results);
+    for f in &figures {
+        let peak = f.peak_rss_kib.map_or_else(|| String::from("unknown"), |k| format!("{:.1} MiB", k as f64 / 1024.0));
+        println!(
+            "timing model ({gpu}, {}): {:.0} warp-instructions/s ({:.0} per CPU second) · end to end: {:.0} ({:.0} per CPU second) · peak memory {peak}",
+            f.scheme,
+            rate(f.insts, f.model.wall),
+            rate(f.insts, f.model.cpu),
+            rate(f.insts, f.total.wall),
+            rate(f.insts, f.total.cpu),
+        );
+    }
+    println!("executor alone (its own workloads): {executor_rate}");
+    let each: Vec<String> = first.per_round.iter().map(|r| format!("{r:.0}")).collect();
+    println!(
+        "fastest of {} repetitions per example; each repetition ({}): {}",
+        first.per_round.len(),
+        first.scheme,
+        each.join(", ")
+    );
+}
+
+/// The per-example table.
+fn print_kernels(results: &[Measured]) {
     println!(
         "{:<14} {:>12} {:>10} {:>9} {:>9} {:>9} {:>13} {:>13}",
         "kernel", "warp insts", "cycles", "timing s", "cpu s", "exec s", "insts/s", "insts/cpu-s"
@@ -225,14 +320,6 @@ fn print(json: bool, gpu: &str, results: &[Measured], rounds: &[Vec<Measured>], 
             rate(m.warp_instructions, t.cpu)
         );
     }
-    println!(
-        "timing model ({gpu}, baseline): {:.0} warp-instructions/s ({:.0} per CPU second) · end to end: {:.0} · executor alone (its own workloads): {executor_rate}",
-        rate(insts, model.wall),
-        rate(insts, model.cpu),
-        rate(insts, total.wall),
-    );
-    let each: Vec<String> = per_round.iter().map(|r| format!("{r:.0}")).collect();
-    println!("fastest of {} repetitions per example; each repetition: {}", rounds.len(), each.join(", "));
 }
 
 fn kernel_json(m: &Measured) -> serde_json::Value {
@@ -255,7 +342,7 @@ mod tests {
     fn measured(cycles: u64, model_ms: u64) -> Measured {
         let total = Clock { wall: Duration::from_millis(model_ms + 5), cpu: Duration::from_millis(model_ms + 5) };
         let executor = Clock { wall: Duration::from_millis(5), cpu: Duration::from_millis(5) };
-        Measured { name: "k", warp_instructions: 1000, cycles, total, executor }
+        Measured { name: "k", warp_instructions: 1000, cycles, total, executor, peak_rss_kib: None }
     }
 
     #[test]
@@ -267,6 +354,25 @@ mod tests {
         // 1000 warp-instructions in 30, 20 and 40 ms.
         let per_round: Vec<f64> = rounds.iter().map(|r| round_rate(r)).collect();
         assert_eq!(per_round, vec![1000.0 / 0.030, 1000.0 / 0.020, 1000.0 / 0.040]);
+    }
+
+    #[test]
+    fn a_scheme_reports_its_rates_and_its_largest_peak_memory() {
+        let mut a = measured(70, 30);
+        a.peak_rss_kib = Some(2048);
+        let mut b = measured(70, 20);
+        b.peak_rss_kib = Some(4096);
+        let rounds = vec![vec![a], vec![b]];
+        let best = fastest(&rounds).unwrap_or_default();
+        let timed = (String::from("rfc-ob"), best, rounds);
+        let doc = SchemeFigures::of(&timed).json();
+        // The fastest repetition: 1000 warp-instructions in 20 ms of timing model, 25 ms in all.
+        assert_eq!(doc["scheme"], "rfc-ob");
+        assert_eq!(doc["warp_instructions_per_second"], 1000.0 / 0.020);
+        assert_eq!(doc["end_to_end_warp_instructions_per_second"], 1000.0 / 0.025);
+        // The peak is the largest of every repetition's, not the fastest one's.
+        assert_eq!(doc["peak_rss_kib"], 4096);
+        assert_eq!(doc["repetitions"], serde_json::json!([1000.0 / 0.030, 1000.0 / 0.020]));
     }
 
     #[test]

@@ -26,12 +26,12 @@
 
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
-use alloc::format;
 use alloc::rc::Rc;
 use alloc::vec::Vec;
 
 use super::{TimingError, TimingOptions};
 use crate::gpu::GpuConfig;
+use crate::timing::chip_sms::{self, SmArray, SmShape};
 use crate::timing::cta_dispatch::Dispatcher;
 use crate::timing::memory::l2::L2;
 use crate::timing::memory::MemoryStats;
@@ -43,7 +43,7 @@ use crate::timing::regfile::{
 use crate::timing::report::{
     Ipc, OccupancySample, OccupancyTimeline, Outcome, RegisterFileReport, Report, ResidencyStats, StallBreakdown,
 };
-use crate::timing::sm::{ChipContext, Sm};
+use crate::timing::sm::ChipContext;
 use crate::timing::stream::feed::Feed;
 
 const MAX_SAMPLES: usize = 1024;
@@ -54,7 +54,8 @@ pub struct ChipRun {
     scheme: ResolvedScheme,
     /// The scheme instance answering kernel-level questions (registers, residency limits).
     kernel_scheme: Box<dyn RegisterFileScheme>,
-    sms: Vec<Sm>,
+    /// The SMs, on the scheme's own type where [`chip_sms::build`] knows it.
+    sms: Box<dyn SmArray>,
     l2: L2,
     mem_stats: MemoryStats,
     pub(super) dispatcher: Dispatcher,
@@ -99,14 +100,11 @@ impl ChipRun {
         let geo = geometry(gpu, kernel_scheme.max_resident_warps(max_warps).max(max_warps));
         let ctx = SchemeContext { gpu, geometry: geo, energy: &options.energy };
         let own = own.map(Rc::new);
-        let mut sms = Vec::new();
+        let mut rfs = Vec::new();
         for _ in 0..gpu.core.sm_count.max(1) {
-            let mut sm = Sm::new(gpu, geo, make(&ctx, &scheme.config)?);
-            if let Some(p) = &own {
-                sm.set_scheme_program(p.clone());
-            }
-            sms.push(sm);
+            rfs.push(make(&ctx, &scheme.config)?);
         }
+        let sms = chip_sms::build(rfs, &SmShape { gpu, geo, own: own.as_ref() });
         Ok(ChipRun {
             scheme,
             kernel_scheme,
@@ -131,9 +129,7 @@ impl ChipRun {
         if self.own.is_some() {
             return;
         }
-        for sm in &mut self.sms {
-            sm.scheme_mut().prepare(module, program);
-        }
+        self.sms.prepare(module, program);
     }
 
     /// The run has ended (finished or out of budget).
@@ -170,79 +166,32 @@ impl ChipRun {
             // Until the first dispatch, and while a launch left a CTA to account for, one cycle
             // at a time; otherwise up to the first cycle a CTA could finish (where the dispatcher
             // acts), the cycle before the next occupancy sample, the budget and this step's end.
-            let pending = self.sms.iter().any(Sm::has_finished_ctas);
+            let pending = self.sms.has_finished_ctas();
             let end = if !self.started || pending {
                 t
             } else {
-                let mut finish = u64::MAX;
-                for sm in self.sms.iter_mut() {
-                    finish = finish.min(sm.finish_bound(t));
-                }
-                finish
+                self.sms
+                    .finish_bound(t)
                     .min(self.next_sample.saturating_sub(1))
                     .min(options.max_cycles.saturating_sub(1))
                     .min(stop.saturating_sub(1))
                     .max(t)
             };
-            let last = if end == t { self.simulate_cycle(t, timed) } else { self.simulate_window(t, end, timed)? };
+            let mut cx = ChipContext { program: timed, l2: &mut self.l2, mem_stats: &mut self.mem_stats };
+            let last = self.sms.advance(t, end, &mut cx)?;
             self.end_of_cycle(end, feed, (program, timed), gpu, options)?;
             if self.dispatcher.drained && self.dispatcher.in_flight() == 0 {
                 self.close(end + 1);
                 self.outcome = Outcome::Finished;
                 return Ok(());
             }
-            let next = self.sms.iter().map(Sm::next_event).min().unwrap_or(u64::MAX);
+            let next = self.sms.next_event();
             if next == u64::MAX {
                 return Err(TimingError::Deadlock { cycle: last.unwrap_or(end) });
             }
             self.now = next.max(end + 1);
         }
         Ok(())
-    }
-
-    /// Simulates cycle `t`: the SMs due simulate it, in SM order. Returns `t` if any did.
-    fn simulate_cycle(&mut self, t: u64, program: &Program) -> Option<u64> {
-        let mut cx = ChipContext { program, l2: &mut self.l2, mem_stats: &mut self.mem_stats };
-        let mut any = false;
-        for sm in self.sms.iter_mut() {
-            if sm.next_event() <= t {
-                sm.cycle(t, &mut cx);
-                any = true;
-            }
-        }
-        any.then_some(t)
-    }
-
-    /// Simulates every SM's cycles in `t..=end` (no CTA can finish before `end`, so SMs interact
-    /// only through the L2). Each SM runs ahead on its own — its state stays in the host's cache —
-    /// and stops before a cycle whose dispatch may reach the L2; stopped SMs resume in (cycle,
-    /// SM) order, so the L2 sees exactly the request order of simulating the SMs cycle by cycle.
-    /// Returns the last cycle any SM simulated; an error if a CTA finished before `end` (the
-    /// bound that set `end` was wrong, and the dispatcher would have acted late).
-    fn simulate_window(&mut self, t: u64, end: u64, program: &Program) -> Result<Option<u64>, TimingError> {
-        let mut cx = ChipContext { program, l2: &mut self.l2, mem_stats: &mut self.mem_stats };
-        let mut last = None;
-        // Per SM: the cycle it stopped in, before that cycle's dispatch.
-        let mut stopped: Vec<Option<u64>> = Vec::with_capacity(self.sms.len());
-        for sm in self.sms.iter_mut() {
-            stopped.push(run_ahead(sm, end, &mut cx, &mut last));
-        }
-        debug_assert!(stopped.iter().flatten().all(|&c| c >= t));
-        loop {
-            let next = stopped.iter().enumerate().filter_map(|(i, c)| c.map(|c| (c, i))).min();
-            let Some((c, i)) = next else { break };
-            let (Some(sm), Some(slot)) = (self.sms.get_mut(i), stopped.get_mut(i)) else { break };
-            sm.cycle_back(c, &mut cx);
-            *slot = run_ahead(sm, end, &mut cx, &mut last);
-        }
-        for sm in &self.sms {
-            if let Some(early) = sm.first_finish().filter(|&f| f < end) {
-                return Err(TimingError::Internal(format!(
-                    "a CTA finished in cycle {early}, inside a window to {end}"
-                )));
-            }
-        }
-        Ok(last)
     }
 
     /// The end of cycle `t`: finished CTAs leave, new ones are dispatched (`programs`: the shared
@@ -256,16 +205,14 @@ impl ChipRun {
         options: &TimingOptions,
     ) -> Result<(), TimingError> {
         let mut freed = !self.started;
-        for sm in self.sms.iter_mut() {
-            for _ in 0..sm.take_finished() {
-                self.dispatcher.finished();
-                freed = true;
-            }
+        for _ in 0..self.sms.take_finished() {
+            self.dispatcher.finished();
+            freed = true;
         }
         // Room for a CTA appears only when one finishes (or at the start).
         if freed {
             let scheme = &*self.kernel_scheme;
-            self.dispatcher.dispatch(t, &mut self.sms, feed, programs, gpu, scheme, options.registers_per_thread)?;
+            self.sms.dispatch(&mut self.dispatcher, t, feed, programs, gpu, scheme, options.registers_per_thread)?;
             self.started = true;
         }
         Ok(())
@@ -273,9 +220,7 @@ impl ChipRun {
 
     fn close(&mut self, end: u64) {
         self.sample_until(end.saturating_sub(1));
-        for sm in self.sms.iter_mut() {
-            sm.account_until(end);
-        }
+        self.sms.account_until(end);
         self.end = Some(end);
         self.now = end;
     }
@@ -283,9 +228,7 @@ impl ChipRun {
     /// Records occupancy samples due up to cycle `t` with the current state.
     fn sample_until(&mut self, t: u64) {
         while self.next_sample <= t {
-            let resident: u32 = self.sms.iter().map(Sm::resident_ctas).sum();
-            let active: u32 = self.sms.iter().map(Sm::active_ctas).sum();
-            let warps: u32 = self.sms.iter().map(Sm::resident_warps).sum();
+            let (resident, active, warps) = self.sms.occupancy();
             let capacity = f64::from(self.max_warps) * self.sms.len() as f64;
             self.timeline.samples.push(OccupancySample {
                 cycle: self.next_sample,
@@ -311,22 +254,18 @@ impl ChipRun {
         let mut scheme = SchemeStats::default();
         let (mut warp_insts, mut thread_insts) = (0, 0);
         let mut residency = ResidencyStats::default();
-        for sm in &self.sms {
-            let stats = sm.stats();
+        let mut memory = self.mem_stats.clone();
+        self.sms.for_each_stats(&mut |stats, scheme_stats, l1| {
             stalls.merge(&stats.stalls);
-            scheme.add(&sm.scheme().stats());
+            scheme.add(&scheme_stats);
             warp_insts += stats.warp_instructions;
             thread_insts += stats.thread_instructions;
             residency.add(&stats.residency);
-        }
-        let per_cycle = |n: u64| if cycles == 0 { 0.0 } else { n as f64 / cycles as f64 };
-        let mut memory = self.mem_stats.clone();
-        for sm in &self.sms {
-            let l1 = sm.l1();
             memory.l1_hits += l1.hits;
             memory.l1_misses += l1.misses;
             memory.l1_mshr_wait_cycles += l1.mshr_wait_cycles;
-        }
+        });
+        let per_cycle = |n: u64| if cycles == 0 { 0.0 } else { n as f64 / cycles as f64 };
         memory.l2_hits = self.l2.hits;
         memory.l2_misses = self.l2.misses;
         memory.dram_reads = self.l2.dram.reads;
@@ -373,23 +312,6 @@ fn register_file_report(scheme: SchemeStats) -> RegisterFileReport {
     let bank_conflicts =
         scheme.bank_conflicts_read_read + scheme.bank_conflicts_read_write + scheme.bank_conflicts_write_write;
     RegisterFileReport { scheme, reads, writes, bank_conflicts, energy_nj, energy_total_nj: total }
-}
-
-/// Runs `sm` through its cycles up to `end` until one whose dispatch may reach the L2: returns
-/// that cycle (its first half done) or `None` when the SM has nothing more to do by `end`.
-fn run_ahead(sm: &mut Sm, end: u64, cx: &mut ChipContext<'_>, last: &mut Option<u64>) -> Option<u64> {
-    loop {
-        let c = sm.next_event();
-        if c > end {
-            return None;
-        }
-        *last = Some(last.map_or(c, |l| l.max(c)));
-        sm.cycle_front(c, cx.program);
-        if sm.may_reach_l2(c, cx.program) {
-            return Some(c);
-        }
-        sm.cycle_back(c, cx);
-    }
 }
 
 /// The SM's shape under `gpu` with `max_warps` warp slots.

@@ -123,10 +123,10 @@ impl Dispatcher {
     /// Dispatches what fits at the end of cycle `now` (`programs`: the shared program the streams
     /// refer to, and the timed one whose kernels give the registers).
     #[allow(clippy::too_many_arguments, reason = "the dispatcher reads every part of the chip once per cycle")]
-    pub fn dispatch(
+    pub fn dispatch<R: RegisterFileScheme + ?Sized>(
         &mut self,
         now: u64,
-        sms: &mut [Sm],
+        sms: &mut [Sm<R>],
         feed: &mut Feed,
         programs: (&Program, &Program),
         gpu: &GpuConfig,

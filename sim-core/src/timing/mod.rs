@@ -44,6 +44,7 @@
 //! natively and in the browser.
 
 pub mod chip;
+mod chip_sms;
 pub mod cta_dispatch;
 pub mod error;
 pub mod exec_units;

@@ -1,6 +1,8 @@
 //! The timing half of `reglab bench`: the bundled examples through the executor and the
-//! cycle-level timing model with the baseline register file, single threaded. The timing model's
-//! own time is the run's time minus the executor's (measured around every CTA it hands over).
+//! cycle-level timing model under one register-file scheme (baseline unless asked), single
+//! threaded. The timing model's own time is the run's time minus the executor's (measured around
+//! every CTA it hands over); the peak resident memory of the simulation is read from
+//! `/proc/self/status` (`VmHWM`, reset before each run through `/proc/self/clear_refs`; Linux).
 //!
 //! ```text
 //! vector_add  720896 warp-insts  97201 cycles  timing 0.35 s  → 2.0e6 warp-instructions/s
@@ -10,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use sim_core::exec::LaunchSetup;
 use sim_core::gpu::GpuConfig;
-use sim_core::timing::stream::exec_source::ExecSource;
+use sim_core::timing::stream::exec_source::{ExecSource, SourceOptions};
 use sim_core::timing::stream::timed_source::TimedSource;
 use sim_core::timing::{Program, Simulation, TimingOptions};
 
@@ -79,26 +81,49 @@ pub struct Measured {
     pub total: Clock,
     /// Host time the executor took.
     pub executor: Clock,
+    /// Peak resident memory of the process during the simulation in KiB (`None`: unknown).
+    pub peak_rss_kib: Option<u64>,
 }
 
-/// Simulates one example (`quick`: a smaller grid) and times it.
-pub fn measure(name: &'static str, ptx: &str, launch: &str, gpu: &GpuConfig, quick: bool) -> Result<Measured, String> {
+/// Resets the process's peak resident memory (`VmHWM`) to its current resident memory; false
+/// where that is not possible (not Linux, or an old kernel).
+fn reset_peak_rss() -> bool {
+    std::fs::write("/proc/self/clear_refs", "5").is_ok()
+}
+
+/// The process's peak resident memory in KiB since the last reset (`VmHWM`, Linux).
+fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// One example to simulate: its name, PTX and launch setup (JSON).
+pub type Example<'a> = (&'static str, &'a str, &'a str);
+
+/// Simulates one example (`quick`: a smaller grid) under `scheme` and times it.
+pub fn measure(example: Example<'_>, scheme: &str, gpu: &GpuConfig, quick: bool) -> Result<Measured, String> {
+    let (name, ptx, launch) = example;
     let module = sim_core::ptx::compile(ptx).map_err(|d| format!("{name}: {d:?}"))?;
     let setup = LaunchSetup::from_json(launch).map_err(|e| format!("{name}: {e:?}"))?;
     let setup = if quick { super::executor::quick(setup) } else { setup };
     let options = TimingOptions::default();
     let program = Program::decode_for(&module, gpu, &options).map_err(|e| format!("{name}: {e}"))?;
-    let inner = ExecSource::new(&module, &setup, &program).map_err(|e| format!("{name}: {e}"))?;
+    let values = Simulation::wants_values(&[scheme], &options);
+    let inner = ExecSource::with_options(&module, &setup, &program, SourceOptions { values, budget: None })
+        .map_err(|e| format!("{name}: {e}"))?;
     let (source, spent) = TimedSource::new(inner, wall_ms);
     let source = Box::new(source);
+    let reset = reset_peak_rss();
     let watch = Stopwatch::start();
-    let mut sim = Simulation::from_module_source(&module, program, source, gpu, &["baseline"], options)
-        .map_err(|e| format!("{name}: {e}"))?;
-    let reports = sim.run_to_end().map_err(|e| format!("{name}: {e}"))?;
+    let mut sim = Simulation::from_module_source(&module, program, source, gpu, &[scheme], options)
+        .map_err(|e| format!("{name} ({scheme}): {e}"))?;
+    let reports = sim.run_to_end().map_err(|e| format!("{name} ({scheme}): {e}"))?;
     let total = watch.elapsed();
+    let peak_rss_kib = if reset { peak_rss_kib() } else { None };
     let r = reports.first().ok_or_else(|| format!("{name}: no report"))?;
     let wall = Duration::from_secs_f64(spent.get().ms / 1000.0);
     let share = if total.wall.is_zero() { 0.0 } else { wall.as_secs_f64() / total.wall.as_secs_f64() };
     let executor = Clock { wall, cpu: total.cpu.mul_f64(share.min(1.0)) };
-    Ok(Measured { name, warp_instructions: r.warp_instructions, cycles: r.cycles, total, executor })
+    Ok(Measured { name, warp_instructions: r.warp_instructions, cycles: r.cycles, total, executor, peak_rss_kib })
 }

@@ -87,8 +87,10 @@ mod rfc_ob_tests;
 mod tests;
 pub mod virtual_thread;
 
+use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::vec::Vec;
+use core::any::Any;
 
 use serde::{Deserialize, Serialize};
 
@@ -279,8 +281,27 @@ impl SchemeStats {
     }
 }
 
+/// The concrete type behind a scheme trait object, so that the chip can build its SMs on the
+/// scheme's own type (static calls in the inner loop, see [`crate::timing::chip`]). Every
+/// `'static` type has it; a scheme implements nothing for it.
+pub trait SchemeAny: Any {
+    /// `self` as [`Any`].
+    fn as_any(&self) -> &dyn Any;
+    /// `self` as a boxed [`Any`], to downcast.
+    fn into_any(self: Box<Self>) -> Box<dyn Any>;
+}
+
+impl<T: Any> SchemeAny for T {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn into_any(self: Box<Self>) -> Box<dyn Any> {
+        self
+    }
+}
+
 /// A register-file scheme modelling one SM. See the module documentation for the call order.
-pub trait RegisterFileScheme {
+pub trait RegisterFileScheme: SchemeAny {
     /// Registry name (`baseline`, `no-bank-conflicts`, …).
     fn name(&self) -> &'static str;
 

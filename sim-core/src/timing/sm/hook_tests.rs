@@ -178,7 +178,7 @@ struct Run {
     finish: Vec<u64>,
     /// (cycle, resident CTAs, active CTAs) after every simulated cycle.
     timeline: Vec<(u64, u32, u32)>,
-    sm: Sm,
+    sm: Sm<TestScheme>,
     mem: MemoryStats,
 }
 

@@ -12,7 +12,7 @@
 
 use crate::timing::exec_units::UnitKind;
 use crate::timing::program::{Control, MemOp, Program, StaticInst};
-use crate::timing::regfile::{CuId, IssueOutcome, OperandRequest};
+use crate::timing::regfile::{CuId, IssueOutcome, OperandRequest, RegisterFileScheme};
 use crate::timing::report::StallCause;
 use crate::timing::sm::hooks::HookSet;
 use crate::timing::sm::scoreboard::Pending;
@@ -81,7 +81,7 @@ impl Scan {
     }
 }
 
-impl Sm {
+impl<R: RegisterFileScheme + ?Sized> Sm<R> {
     /// Runs every scheduler at `now`; returns whether anything issued and the earliest cycle a
     /// blocked warp may become ready by itself.
     pub(super) fn issue(&mut self, now: u64, program: &Program) -> (bool, u64) {

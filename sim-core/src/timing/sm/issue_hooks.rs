@@ -8,12 +8,12 @@
 
 use crate::timing::exec_units::UnitKind;
 use crate::timing::program::{Program, StaticInst};
-use crate::timing::regfile::OperandRequest;
+use crate::timing::regfile::{OperandRequest, RegisterFileScheme};
 use crate::timing::sm::hooks::Route;
 use crate::timing::sm::{Sm, NO_POOL};
 use crate::timing::stream::trace::DynInst;
 
-impl Sm {
+impl<R: RegisterFileScheme + ?Sized> Sm<R> {
     /// The operand request of warp `w`'s instruction `inst` (static `s`): the registers the banks
     /// see, as [`crate::timing::regfile::RegisterFileScheme::try_issue`] is asked with.
     pub(super) fn request<'p>(

@@ -108,14 +108,16 @@ pub struct SmStats {
     pub residency: ResidencyStats,
 }
 
-/// One SM.
-pub struct Sm {
+/// One SM, generic over its register-file scheme `R` so that the scheme's calls in the inner
+/// loop are static and inlined (`Sm<dyn RegisterFileScheme>`, the default, calls through the
+/// trait object: the chip instantiates the registered schemes it knows, see [`crate::timing::chip`]).
+pub struct Sm<R: RegisterFileScheme + ?Sized = dyn RegisterFileScheme> {
     warps: Vec<Warp>,
     ctas: Vec<Option<ResidentCta>>,
     schedulers: Vec<Scheduler>,
     scoreboard: Scoreboard,
     units: ExecUnits,
-    rf: Box<dyn RegisterFileScheme>,
+    rf: Box<R>,
     mem: SmMemory,
     wb: WritebackQueue,
     in_cu: Vec<Option<InFlight>>,
@@ -193,9 +195,9 @@ pub struct Sm {
     program_bound: bool,
 }
 
-impl Sm {
+impl<R: RegisterFileScheme + ?Sized> Sm<R> {
     /// An empty SM of `gpu` with register file `rf`.
-    pub fn new(gpu: &GpuConfig, geo: SmGeometry, rf: Box<dyn RegisterFileScheme>) -> Self {
+    pub fn new(gpu: &GpuConfig, geo: SmGeometry, rf: Box<R>) -> Self {
         let policy = rf.scheduler_policy(gpu.scheduler.policy);
         let hooks = rf.hooks();
         let base = UNIT_KINDS * geo.groups.max(1) as usize;
@@ -304,13 +306,13 @@ impl Sm {
     }
 
     /// The register-file scheme of this SM.
-    pub fn scheme(&self) -> &dyn RegisterFileScheme {
-        &*self.rf
+    pub fn scheme(&self) -> &R {
+        &self.rf
     }
 
     /// The register-file scheme of this SM, to prepare it before the run.
-    pub fn scheme_mut(&mut self) -> &mut dyn RegisterFileScheme {
-        &mut *self.rf
+    pub fn scheme_mut(&mut self) -> &mut R {
+        &mut self.rf
     }
 
     /// The SM's L1 data cache (hit and miss counts).

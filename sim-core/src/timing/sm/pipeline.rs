@@ -11,13 +11,13 @@ use alloc::collections::VecDeque;
 use crate::timing::exec_units::UnitKind;
 use crate::timing::memory::MemAccess;
 use crate::timing::program::{Control, MemOp, Program, StaticInst};
-use crate::timing::regfile::WriteRequest;
+use crate::timing::regfile::{RegisterFileScheme, WriteRequest};
 use crate::timing::sm::hooks::HookSet;
 use crate::timing::sm::writeback::Completion;
 use crate::timing::sm::{ChipContext, InFlight, Ready, Sm};
 use crate::timing::stream::trace::{LaneAddrs, MemSpace};
 
-impl Sm {
+impl<R: RegisterFileScheme + ?Sized> Sm<R> {
     /// Writes back the results due at `now`, at most `writeback_width` register writes.
     pub(super) fn writeback(&mut self, now: u64, program: &Program) {
         self.wb.collect_due(now);

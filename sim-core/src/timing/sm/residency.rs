@@ -10,11 +10,12 @@
 //!
 //! Everything here runs only for schemes whose [`crate::timing::sm::hooks::HookSet`] asks for it.
 
+use crate::timing::regfile::RegisterFileScheme;
 use crate::timing::report::StallCause;
 use crate::timing::sm::hooks::{HookSet, MoveCost, ResidencyAction, ResidencyEvent};
 use crate::timing::sm::Sm;
 
-impl Sm {
+impl<R: RegisterFileScheme + ?Sized> Sm<R> {
     /// Resident CTAs that are active (not parked).
     pub fn active_ctas(&self) -> u32 {
         self.ctas.iter().flatten().filter(|c| c.active).count() as u32

@@ -18,6 +18,7 @@ use alloc::vec::Vec;
 
 use crate::timing::memory::{MemAccess, MemoryStats};
 use crate::timing::program::MemOp;
+use crate::timing::regfile::RegisterFileScheme;
 use crate::timing::sm::hooks::{SchemeMemRequest, SchemeUnit};
 use crate::timing::sm::warp::WarpSet;
 use crate::timing::sm::writeback::Completion;
@@ -125,7 +126,7 @@ impl SchemeSide {
     }
 }
 
-impl Sm {
+impl<R: RegisterFileScheme + ?Sized> Sm<R> {
     /// Sends the scheme's queued memory requests at `now` (dispatch stage).
     pub(super) fn send_scheme_requests(&mut self, now: u64, cx: &mut ChipContext<'_>) {
         let queued = core::mem::take(&mut self.side.queued);

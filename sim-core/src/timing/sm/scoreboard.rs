@@ -75,6 +75,7 @@ impl Scoreboard {
 
     /// What blocks instruction `s` of `warp` ([`Scoreboard::blocked`]), through its word masks
     /// when they fit, else its id lists.
+    #[inline]
     pub fn blocked_by(&self, warp: usize, s: &StaticInst, program: &Program) -> Option<Pending> {
         let r = &s.words;
         if r.fits {
@@ -85,6 +86,7 @@ impl Scoreboard {
     }
 
     /// Reserves the registers instruction `s` of `warp` writes ([`Scoreboard::reserve`]).
+    #[inline]
     pub fn reserve_for(&mut self, warp: usize, s: &StaticInst, program: &Program, why: Pending) {
         if s.words.fits {
             self.reserve_words(warp, s.words.base, s.words.writes, why);
@@ -94,6 +96,7 @@ impl Scoreboard {
     }
 
     /// Releases the registers instruction `s` of `warp` writes ([`Scoreboard::release`]).
+    #[inline]
     pub fn release_for(&mut self, warp: usize, s: &StaticInst, program: &Program) {
         if s.words.fits {
             self.release_words(warp, s.words.base, s.words.writes);
@@ -104,6 +107,7 @@ impl Scoreboard {
 
     /// [`Scoreboard::blocked`] for registers given as masks over words `base` and `base + 1`
     /// (`all`: read or written).
+    #[inline]
     pub fn blocked_words(&self, warp: usize, base: u32, all: [u64; 2], hazards: u64) -> Option<Pending> {
         let summary = self.summary.get(warp).copied().unwrap_or(0);
         if summary & hazards == 0 {
@@ -129,6 +133,7 @@ impl Scoreboard {
     }
 
     /// [`Scoreboard::reserve`] for registers given as masks over words `base` and `base + 1`.
+    #[inline]
     pub fn reserve_words(&mut self, warp: usize, base: u32, writes: [u64; 2], why: Pending) {
         let need = base as usize + if writes[1] != 0 { 2 } else { 1 };
         if need > self.words {
@@ -156,6 +161,7 @@ impl Scoreboard {
     }
 
     /// [`Scoreboard::release`] for registers given as masks over words `base` and `base + 1`.
+    #[inline]
     pub fn release_words(&mut self, warp: usize, base: u32, writes: [u64; 2]) {
         let at = warp * self.words;
         for (k, m) in writes.into_iter().enumerate() {

@@ -14,7 +14,7 @@
 //! ```
 
 use crate::timing::exec_units::UnitKind;
-use crate::timing::regfile::SmGeometry;
+use crate::timing::regfile::{RegisterFileScheme, SmGeometry};
 use crate::timing::report::StallCause;
 use crate::timing::sm::issue::EVENT;
 use crate::timing::sm::Sm;
@@ -76,7 +76,7 @@ pub(super) fn group_of(s: u32, geo: &SmGeometry) -> u32 {
     (s / per_group).min(groups - 1)
 }
 
-impl Sm {
+impl<R: RegisterFileScheme + ?Sized> Sm<R> {
     /// Something happened to warp `w` (a write-back, a barrier release, a start): its scheduler
     /// must look at it again.
     pub(super) fn wake(&mut self, w: usize) {

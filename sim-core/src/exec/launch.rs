@@ -99,6 +99,10 @@ pub enum ParamSpec {
     Buffer(BufferSpec),
     /// A value passed directly.
     Scalar(ScalarSpec),
+    /// A table of device pointers, for `T**` parameters: each entry is its own buffer; the table
+    /// holds their addresses (one address-width integer each) and the parameter receives the
+    /// table's address (`exec::pointer_table`).
+    Pointers(Vec<BufferSpec>),
 }
 
 /// A synthesized device buffer.

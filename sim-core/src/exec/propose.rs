@@ -123,12 +123,21 @@ pub fn propose(module: &Module, kernel: &str) -> Proposal {
     let mut outputs = Vec::new();
     for &i in &pointers {
         let r = reach.get(&Base::Param(i)).cloned().unwrap_or_default();
-        if r.stored {
+        if r.stored && !reach.contains_key(&Base::Pointee(i)) {
             outputs.push(i as usize);
         }
-        let (spec, note) = buffer_for(i, &r);
+        let (spec, note) = match reach.get(&Base::Pointee(i)) {
+            Some(pointee) => {
+                outputs.extend(pointee.stored.then_some(i as usize));
+                super::propose_table::table_for(module, i, &r, pointee)
+            }
+            None => {
+                let (spec, note) = buffer_for(i, &r);
+                (ParamSpec::Buffer(spec), note)
+            }
+        };
         if let Some(slot) = setup.params.get_mut(i as usize) {
-            *slot = ParamSpec::Buffer(spec);
+            *slot = spec;
         }
         notes.extend(note.into_iter().map(|text| ProposalNote { param: Some(i as usize), text }));
     }
@@ -259,7 +268,7 @@ fn doubtful(reach: &Reaches) -> usize {
     reach
         .iter()
         .filter(|(b, r)| match b {
-            Base::Param(_) => doubtful(r),
+            Base::Param(_) | Base::Pointee(_) => doubtful(r),
             Base::Shared => shared(r),
             Base::Static { .. } => false,
         })
@@ -290,7 +299,7 @@ fn shape(func: &Function, two_d: bool, tried: Option<[u32; 3]>) -> ([u32; 3], [u
 
 /// The buffer of pointer parameter `i` from what the kernel's accesses reach, and a note when
 /// the size is a guess.
-fn buffer_for(i: u32, r: &Reach) -> (BufferSpec, Option<String>) {
+pub(crate) fn buffer_for(i: u32, r: &Reach) -> (BufferSpec, Option<String>) {
     let ty = r.ty.and_then(ElemType::from_ptx).unwrap_or(ElemType::F32);
     let elem = ty.size() as u64;
     let needed = r.bytes.div_ceil(elem).div_ceil(ROUND_ELEMENTS) * ROUND_ELEMENTS;
@@ -319,11 +328,24 @@ fn buffer_for(i: u32, r: &Reach) -> (BufferSpec, Option<String>) {
         (None, Some(b)) => Some(format!("indexed below its start: {b}")),
         (n, None) => n,
     };
-    let init = if r.stored || r.feeds_addresses { Init::Zeros } else { Init::Random(u64::from(i) + 1) };
-    let note = match (note, r.feeds_addresses) {
-        (Some(n), true) => Some(format!("{n}; zero-filled: the kernel indexes memory by its contents")),
-        (None, true) => Some("zero-filled: the kernel indexes memory by its contents".into()),
-        (n, false) => n,
+    let init = if r.compared && !r.stored && !ty.is_float() {
+        // Sizes and counts read from memory (`m_array[blockIdx.x]`): 1 keeps every loop short
+        // and every index it bounds in range.
+        Init::Const(Value::UInt(1))
+    } else if r.stored || r.feeds_addresses {
+        Init::Zeros
+    } else {
+        Init::Random(u64::from(i) + 1)
+    };
+    let filled = match init {
+        Init::Const(_) => Some("filled with 1: the kernel compares its contents (sizes or counts?)"),
+        Init::Zeros if r.feeds_addresses => Some("zero-filled: the kernel indexes memory by its contents"),
+        _ => None,
+    };
+    let note = match (note, filled) {
+        (Some(n), Some(f)) => Some(format!("{n}; {f}")),
+        (None, Some(f)) => Some(f.into()),
+        (n, None) => n,
     };
     (BufferSpec { ty, len: Some(len), init: Some(init), data: None }, note)
 }

@@ -16,8 +16,11 @@ use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
+use alloc::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
+use super::texture::TextureSpec;
 use super::value::{ElemType, Value};
 
 /// A complete launch setup (one launch, or a sequence of launches sharing the same parameters).
@@ -51,6 +54,9 @@ pub struct LaunchSetup {
     /// Instruction budget in warp-instructions (default [`DEFAULT_BUDGET`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget: Option<u64>,
+    /// Textures bound to the module's texture references (`.global .texref NAME`), by name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub textures: BTreeMap<String, TextureSpec>,
 }
 
 fn one() -> Vec<u32> {
@@ -103,6 +109,8 @@ pub enum ParamSpec {
     /// holds their addresses (one address-width integer each) and the parameter receives the
     /// table's address (`exec::pointer_table`).
     Pointers(Vec<BufferSpec>),
+    /// A texture object: the parameter receives its handle (`exec::texture`).
+    Texture(TextureSpec),
 }
 
 /// A synthesized device buffer.

@@ -60,6 +60,8 @@ pub enum PoolEntry {
         /// For a pointer table: the buffers its entries point to, each with its length (the
         /// table itself is `len` address-width integers, filled in when they are allocated).
         pointees: Vec<(u64, BufferSpec)>,
+        /// For a texture object: the texture (the buffer is then its descriptor).
+        texture: Option<super::texture::TextureSpec>,
     },
     /// A scalar's bytes (little-endian).
     Scalar(Vec<u8>),
@@ -105,8 +107,9 @@ pub fn plan(module: &Module, setup: &LaunchSetup) -> Result<Plan, LaunchError> {
     let total: u64 = pool
         .iter()
         .map(|e| match e {
-            PoolEntry::Buffer { ty, len, pointees, .. } => {
-                pointees.iter().map(|(l, s)| bytes(&s.ty, l)).fold(bytes(ty, len), u64::saturating_add)
+            PoolEntry::Buffer { ty, len, pointees, texture, .. } => {
+                let texels = texture.as_ref().map_or(0, |t| bytes(&t.ty, &t.elements()));
+                pointees.iter().map(|(l, s)| bytes(&s.ty, l)).fold(bytes(ty, len) + texels, u64::saturating_add)
             }
             PoolEntry::Scalar(_) => 0,
         })
@@ -135,9 +138,10 @@ pub fn plan(module: &Module, setup: &LaunchSetup) -> Result<Plan, LaunchError> {
         }
     }
     let is_buffer = |i: usize| matches!(pool.get(i), Some(PoolEntry::Buffer { .. }));
+    let is_texture = |i: usize| matches!(pool.get(i), Some(PoolEntry::Buffer { texture: Some(_), .. }));
     let outputs = match &setup.outputs {
         Some(o) => o.clone(),
-        None => (0..pool.len()).filter(|&i| is_buffer(i)).collect(),
+        None => (0..pool.len()).filter(|&i| is_buffer(i) && !is_texture(i)).collect(),
     };
     if let Some(&bad) = outputs.iter().find(|&&i| !is_buffer(i)) {
         return Err(LaunchError::new(format!("outputs: params[{bad}] is not a buffer (only buffers can be outputs)")));
@@ -218,7 +222,7 @@ fn pool_entry(i: usize, p: &ParamSpec, ptr_ty: ElemType) -> Result<PoolEntry, La
     match p {
         ParamSpec::Buffer(b) => {
             let len = buffer_len(b, &at)?;
-            Ok(PoolEntry::Buffer { ty: b.ty, len, spec: b.clone(), pointees: Vec::new() })
+            Ok(PoolEntry::Buffer { ty: b.ty, len, spec: b.clone(), pointees: Vec::new(), texture: None })
         }
         ParamSpec::Pointers(list) => {
             if list.is_empty() {
@@ -231,7 +235,14 @@ fn pool_entry(i: usize, p: &ParamSpec, ptr_ty: ElemType) -> Result<PoolEntry, La
             }
             let len = list.len() as u64;
             let spec = BufferSpec { ty: ptr_ty, len: Some(len), init: None, data: None };
-            Ok(PoolEntry::Buffer { ty: ptr_ty, len, spec, pointees })
+            Ok(PoolEntry::Buffer { ty: ptr_ty, len, spec, pointees, texture: None })
+        }
+        ParamSpec::Texture(t) => {
+            t.check().map_err(at)?;
+            buffer_len(&t.buffer(), &at)?;
+            // The parameter receives the handle: the address of the descriptor.
+            let spec = BufferSpec { ty: ElemType::U64, len: Some(5), init: None, data: None };
+            Ok(PoolEntry::Buffer { ty: ElemType::U64, len: 5, spec, pointees: Vec::new(), texture: Some(t.clone()) })
         }
         ParamSpec::Scalar(s) => {
             let values = match &s.value {

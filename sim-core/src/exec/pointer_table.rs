@@ -1,7 +1,8 @@
 //! Pointer tables: a launch parameter `{"pointers": [buffer, buffer, …]}` for a `T**` kernel
 //! parameter. Each entry is allocated as its own buffer, then the table itself, holding their
 //! addresses as address-width little-endian integers; the parameter receives the table's address.
-//! After the run, the entries of a table that is an output are reported by table and entry.
+//! Texture objects (`{"texture": …}`) are allocated here too (`exec::texture`). After the run, the
+//! entries of a table that is an output are reported by table and entry.
 //!
 //! ```text
 //! .entry k(.param .u64 imgs)          // float **imgs
@@ -24,8 +25,12 @@ use super::value::Value;
 /// Allocates pool entry `i` in `global`: a buffer (and, for a pointer table, every buffer it
 /// points to, before the table) and returns its address; `None` for a scalar.
 pub fn allocate(global: &mut GlobalMemory, i: usize, entry: &PoolEntry) -> Result<Option<u64>, ExecError> {
-    let PoolEntry::Buffer { ty, len, spec, pointees } = entry else { return Ok(None) };
+    let PoolEntry::Buffer { ty, len, spec, pointees, texture } = entry else { return Ok(None) };
     let invalid = |m: alloc::string::String| ExecError::InvalidLaunch { message: m };
+    if let Some(t) = texture {
+        let at = format!("params[{i}]");
+        return super::texture::allocate(global, t, RegionKind::Buffer(i), &at).map(Some).map_err(invalid);
+    }
     let mut bytes = buffer_bytes(spec, *len).map_err(|m| invalid(format!("params[{i}]: {m}")))?;
     let width = ty.size();
     for (k, (plen, pspec)) in pointees.iter().enumerate() {

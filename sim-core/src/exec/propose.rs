@@ -111,6 +111,7 @@ pub fn propose(module: &Module, kernel: &str) -> Proposal {
         launches: Vec::new(),
         repeat: None,
         budget: None,
+        textures: BTreeMap::new(),
     };
     let Some(func) = func else { return Proposal { setup, notes: Vec::new() } };
     let two_d = uses_y_dimension(func);
@@ -147,6 +148,8 @@ pub fn propose(module: &Module, kernel: &str) -> Proposal {
         setup.dynamic_smem = bytes;
         notes.extend(note.map(|text| ProposalNote { param: None, text }));
     }
+    super::propose_texture::bind(module, func, &mut setup, &mut notes);
+    outputs.retain(|&i| !matches!(setup.params.get(i), Some(ParamSpec::Texture(_))));
     if !outputs.is_empty() {
         setup.outputs = Some(outputs);
     }

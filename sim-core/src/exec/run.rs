@@ -142,6 +142,8 @@ impl Run {
         for (i, entry) in plan.pool.iter().enumerate() {
             buffers.push(super::pointer_table::allocate(&mut global, i, entry)?);
         }
+        super::texture::bind_refs(module, &image, &mut global, &setup.textures)
+            .map_err(|m| ExecError::InvalidLaunch { message: m })?;
         let mut programs = BTreeMap::new();
         for s in &plan.steps {
             programs.entry(s.kernel).or_insert_with(|| build_program(module, &image, s.kernel));

@@ -153,5 +153,12 @@ fn param_row(i: usize, p: &ParamSpec, output: bool, on: &Callback<LabAction>) ->
                 </tr>
             }
         }
+        ParamSpec::Texture(t) => html! {
+            <tr class="param-texture">
+                <td>{ i }</td><td>{ "texture" }</td>
+                <td>{ type_select(i, t.ty.name(), on) }</td>
+                <td>{ format!("{} × {} × {}", t.width, t.height, t.channels) }</td><td></td><td></td>
+            </tr>
+        },
     }
 }

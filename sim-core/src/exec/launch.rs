@@ -256,6 +256,15 @@ pub fn buffer_bytes(spec: &BufferSpec, len: u64) -> Result<Vec<u8>, String> {
         out.resize(n.saturating_mul(size), 0);
         return Ok(out);
     }
+    if let (true, Init::Random(seed)) = (data.is_empty(), &init) {
+        // The common case of a proposed buffer, in one pass over preallocated bytes.
+        out.resize(n.saturating_mul(size), 0);
+        let mut rng = SplitMix64::new(*seed);
+        for chunk in out.chunks_exact_mut(size) {
+            chunk.copy_from_slice(&random_bits(&mut rng, spec.ty).to_le_bytes()[..size]);
+        }
+        return Ok(out);
+    }
     let fill = match &init {
         Init::Const(v) => v.to_bits(spec.ty).map_err(|e| format!("init const: {e}"))?,
         _ => 0,

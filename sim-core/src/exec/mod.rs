@@ -18,8 +18,9 @@
 //! ([`semantics`]). Everything is deterministic: CTAs in linear order, warps in index order,
 //! lanes in ascending order (also for atomics), no hashing, no host time. `%clock`, `%clock64`
 //! and `%globaltimer` read the warp's count of executed warp-instructions. `vprintf` is a no-op
-//! returning 0; textures, surfaces and calls to functions the module does not define end the run
-//! with an "unsupported here" error naming the instruction.
+//! returning 0; 1D and 2D textures are read through descriptors in global memory ([`texture`]);
+//! surfaces and calls to functions the module does not define end the run with an "unsupported
+//! here" error naming the instruction. `T**` parameters take pointer tables ([`pointer_table`]).
 //!
 //! The public API:
 //!

@@ -57,9 +57,19 @@ fn uses_y_dimension(func: &Function) -> bool {
 /// indices reach further gets the cap and a note.
 pub const MAX_PROPOSED_BYTES: u64 = 64 << 20;
 
-/// Elements of a buffer whose index the range analysis cannot bound (four times the problem
-/// size), noted in the proposal.
+/// Elements of a pointer table's entry whose index the range analysis cannot bound (four times
+/// the problem size), noted in the proposal.
 pub const UNKNOWN_ELEMENTS: u64 = 4 * PROPOSED_ELEMENTS;
+
+/// A buffer whose index the range analysis cannot bound (a pointer advanced in a loop, typically)
+/// in a kernel without integer scalars (its sizes are compile-time constants, such as a 4096 ×
+/// 4096 matmul's) gets [`MAX_PROPOSED_BYTES`], or its share of this many bytes less the bounded
+/// buffers when several are unbounded (RegLab's limit for all buffers is 256 MiB).
+pub const UNKNOWN_TOTAL_BYTES: u64 = 192 << 20;
+
+/// A buffer whose index the range analysis cannot bound in a kernel with integer scalars (which
+/// bound its loops: the proposal gives them the problem size) gets this many bytes (4 MiB).
+pub const UNKNOWN_SCALED_BYTES: u64 = 4 << 20;
 
 /// Buffer lengths are rounded up to a multiple of this many elements (one warp).
 const ROUND_ELEMENTS: u64 = 32;
@@ -122,6 +132,10 @@ pub fn propose(module: &Module, kernel: &str) -> Proposal {
     setup.params = params;
     let mut notes = Vec::new();
     let mut outputs = Vec::new();
+    let scalars = func.params.iter().enumerate().any(|(i, p)| {
+        !pointers.contains(&(i as u32)) && p.ty.is_integer() && p.dims.is_empty() && p.ty.size_bytes() >= 4
+    });
+    let unknown_bytes = unknown_share(&pointers, &reach, scalars);
     for &i in &pointers {
         let r = reach.get(&Base::Param(i)).cloned().unwrap_or_default();
         if r.stored && !reach.contains_key(&Base::Pointee(i)) {
@@ -133,7 +147,7 @@ pub fn propose(module: &Module, kernel: &str) -> Proposal {
                 super::propose_table::table_for(module, i, &r, pointee)
             }
             None => {
-                let (spec, note) = buffer_for(i, &r);
+                let (spec, note) = buffer_for(i, &r, unknown_bytes);
                 (ParamSpec::Buffer(spec), note)
             }
         };
@@ -203,7 +217,7 @@ fn pointer_params(module: &Module, func: &Function) -> BTreeSet<u32> {
 
 /// The parameters and reaches for one launch shape. Scalars get the problem size; if that
 /// leaves buffers too large or unbounded (a 1-D kernel indexing a size × size matrix) and the
-/// side of the 2-D problem leaves fewer, they get that.
+/// side of the 2-D problem leaves no more, they get that.
 fn params_for(
     module: &Module,
     func: &Function,
@@ -215,7 +229,9 @@ fn params_for(
     let (params, reach) = sized(module, func, shape, pointers, size);
     if size > PROPOSED_SIDE && doubtful(&reach) > 0 {
         let (p, r) = sized(module, func, shape, pointers, PROPOSED_SIDE);
-        if doubtful(&r) < doubtful(&reach) {
+        // Fewer doubtful buffers, or as many: indices through a loop the analysis cannot bound
+        // stay smaller with the smaller problem.
+        if doubtful(&r) <= doubtful(&reach) {
             return (p, r);
         }
     }
@@ -300,9 +316,26 @@ fn shape(func: &Function, two_d: bool, tried: Option<[u32; 3]>) -> ([u32; 3], [u
     (grid, b)
 }
 
+/// Bytes for each buffer the analysis cannot bound: [`UNKNOWN_SCALED_BYTES`] in a kernel with
+/// integer scalars; else [`MAX_PROPOSED_BYTES`], or an equal share of what
+/// [`UNKNOWN_TOTAL_BYTES`] leaves beside the bounded buffers.
+fn unknown_share(pointers: &BTreeSet<u32>, reach: &Reaches, scalars: bool) -> u64 {
+    let (mut known, mut unknown) = (0u64, 0u64);
+    for r in pointers.iter().filter_map(|&i| reach.get(&Base::Param(i))) {
+        match &r.unbounded {
+            Some(why) if !why.starts_with(LOADED) => unknown += 1,
+            Some(_) => known += 2 * PROPOSED_ELEMENTS * 8,
+            None => known += r.bytes.min(MAX_PROPOSED_BYTES),
+        }
+    }
+    let share = UNKNOWN_TOTAL_BYTES.saturating_sub(known) / unknown.max(1);
+    let most = if scalars { UNKNOWN_SCALED_BYTES } else { MAX_PROPOSED_BYTES };
+    share.clamp(UNKNOWN_ELEMENTS * 4, most)
+}
+
 /// The buffer of pointer parameter `i` from what the kernel's accesses reach, and a note when
-/// the size is a guess.
-pub(crate) fn buffer_for(i: u32, r: &Reach) -> (BufferSpec, Option<String>) {
+/// the size is a guess (`unknown_bytes`: the size of one whose index has no bound).
+pub(crate) fn buffer_for(i: u32, r: &Reach, unknown_bytes: u64) -> (BufferSpec, Option<String>) {
     let ty = r.ty.and_then(ElemType::from_ptx).unwrap_or(ElemType::F32);
     let elem = ty.size() as u64;
     let needed = r.bytes.div_ceil(elem).div_ceil(ROUND_ELEMENTS) * ROUND_ELEMENTS;
@@ -312,7 +345,11 @@ pub(crate) fn buffer_for(i: u32, r: &Reach) -> (BufferSpec, Option<String>) {
             // A guess: an index loaded from another buffer stays small (that buffer is
             // zero-filled); one the analysis cannot bound gets room for a block or a few rows
             // past the problem size.
-            let guess = if why.starts_with(LOADED) { 2 * PROPOSED_ELEMENTS } else { UNKNOWN_ELEMENTS };
+            let guess = if why.starts_with(LOADED) {
+                2 * PROPOSED_ELEMENTS
+            } else {
+                (unknown_bytes / elem / ROUND_ELEMENTS * ROUND_ELEMENTS).max(ROUND_ELEMENTS)
+            };
             let len = needed.max(guess).min(cap);
             (len, Some(format!("size unknown: {why}; proposed {len} elements")))
         }

@@ -39,7 +39,7 @@ pub(crate) fn table_for(module: &Module, i: u32, table: &Reach, pointee: &Reach)
         }
         None => table.bytes.div_ceil(ptr_bytes).max(1),
     };
-    let (spec, note) = buffer_for(i, pointee);
+    let (spec, note) = buffer_for(i, pointee, super::propose::UNKNOWN_ELEMENTS * 4);
     notes.extend(note.map(|n| format!("each entry: {n}")));
     let list = (0..entries)
         .map(|k| {

@@ -48,6 +48,7 @@ pub mod plan;
 pub mod pointer_table;
 pub mod program;
 pub mod propose;
+mod propose_buffer;
 mod propose_extent;
 mod propose_table;
 mod propose_texture;

@@ -27,7 +27,7 @@ use alloc::vec::Vec;
 
 use serde::Serialize;
 
-use super::launch::{BufferSpec, Init, LaunchSetup, ParamSpec, ScalarSpec, ScalarValue};
+use super::launch::{LaunchSetup, ParamSpec, ScalarSpec, ScalarValue};
 use super::propose_extent::{address_params, is_dynamic_shared, reaches, Base, Reach, Reaches, Seeds, LOADED};
 use super::value::{ElemType, Value};
 use crate::ir::{Function, Module, Operand};
@@ -72,7 +72,7 @@ pub const UNKNOWN_TOTAL_BYTES: u64 = 192 << 20;
 pub const UNKNOWN_SCALED_BYTES: u64 = 4 << 20;
 
 /// Buffer lengths are rounded up to a multiple of this many elements (one warp).
-const ROUND_ELEMENTS: u64 = 32;
+pub(crate) const ROUND_ELEMENTS: u64 = 32;
 
 /// Dynamic shared memory is capped at this many bytes (48 KiB: what every GPU gives a CTA without
 /// an opt-in, so the launch fits every preset).
@@ -131,31 +131,7 @@ pub fn propose(module: &Module, kernel: &str) -> Proposal {
     setup.block = block.to_vec();
     setup.params = params;
     let mut notes = Vec::new();
-    let mut outputs = Vec::new();
-    let scalars = func.params.iter().enumerate().any(|(i, p)| {
-        !pointers.contains(&(i as u32)) && p.ty.is_integer() && p.dims.is_empty() && p.ty.size_bytes() >= 4
-    });
-    let unknown_bytes = unknown_share(&pointers, &reach, scalars);
-    for &i in &pointers {
-        let r = reach.get(&Base::Param(i)).cloned().unwrap_or_default();
-        if r.stored && !reach.contains_key(&Base::Pointee(i)) {
-            outputs.push(i as usize);
-        }
-        let (spec, note) = match reach.get(&Base::Pointee(i)) {
-            Some(pointee) => {
-                outputs.extend(pointee.stored.then_some(i as usize));
-                super::propose_table::table_for(module, i, &r, pointee)
-            }
-            None => {
-                let (spec, note) = buffer_for(i, &r, unknown_bytes);
-                (ParamSpec::Buffer(spec), note)
-            }
-        };
-        if let Some(slot) = setup.params.get_mut(i as usize) {
-            *slot = spec;
-        }
-        notes.extend(note.into_iter().map(|text| ProposalNote { param: Some(i as usize), text }));
-    }
+    let mut outputs = super::propose_buffer::pointer_specs(module, func, &pointers, &reach, &mut setup, &mut notes);
     if has_dynamic_shared(module, func) {
         let threads = block.iter().map(|&b| u64::from(b)).product::<u64>();
         let (bytes, note) = dynamic_shared(reach.get(&Base::Shared), threads);
@@ -314,80 +290,6 @@ fn shape(func: &Function, two_d: bool, tried: Option<[u32; 3]>) -> ([u32; 3], [u
         [PROPOSED_ELEMENTS.div_ceil(threads) as u32, 1, 1]
     };
     (grid, b)
-}
-
-/// Bytes for each buffer the analysis cannot bound: [`UNKNOWN_SCALED_BYTES`] in a kernel with
-/// integer scalars; else [`MAX_PROPOSED_BYTES`], or an equal share of what
-/// [`UNKNOWN_TOTAL_BYTES`] leaves beside the bounded buffers.
-fn unknown_share(pointers: &BTreeSet<u32>, reach: &Reaches, scalars: bool) -> u64 {
-    let (mut known, mut unknown) = (0u64, 0u64);
-    for r in pointers.iter().filter_map(|&i| reach.get(&Base::Param(i))) {
-        match &r.unbounded {
-            Some(why) if !why.starts_with(LOADED) => unknown += 1,
-            Some(_) => known += 2 * PROPOSED_ELEMENTS * 8,
-            None => known += r.bytes.min(MAX_PROPOSED_BYTES),
-        }
-    }
-    let share = UNKNOWN_TOTAL_BYTES.saturating_sub(known) / unknown.max(1);
-    let most = if scalars { UNKNOWN_SCALED_BYTES } else { MAX_PROPOSED_BYTES };
-    share.clamp(UNKNOWN_ELEMENTS * 4, most)
-}
-
-/// The buffer of pointer parameter `i` from what the kernel's accesses reach, and a note when
-/// the size is a guess (`unknown_bytes`: the size of one whose index has no bound).
-pub(crate) fn buffer_for(i: u32, r: &Reach, unknown_bytes: u64) -> (BufferSpec, Option<String>) {
-    let ty = r.ty.and_then(ElemType::from_ptx).unwrap_or(ElemType::F32);
-    let elem = ty.size() as u64;
-    let needed = r.bytes.div_ceil(elem).div_ceil(ROUND_ELEMENTS) * ROUND_ELEMENTS;
-    let cap = MAX_PROPOSED_BYTES / elem;
-    let (len, note) = match &r.unbounded {
-        Some(why) => {
-            // A guess: an index loaded from another buffer stays small (that buffer is
-            // zero-filled); one the analysis cannot bound gets room for a block or a few rows
-            // past the problem size.
-            let guess = if why.starts_with(LOADED) {
-                2 * PROPOSED_ELEMENTS
-            } else {
-                (unknown_bytes / elem / ROUND_ELEMENTS * ROUND_ELEMENTS).max(ROUND_ELEMENTS)
-            };
-            let len = needed.max(guess).min(cap);
-            (len, Some(format!("size unknown: {why}; proposed {len} elements")))
-        }
-        None if needed > cap => (
-            cap,
-            Some(format!(
-                "size capped at {cap} elements ({MAX_PROPOSED_BYTES} bytes): the kernel's indices reach {} bytes",
-                r.bytes
-            )),
-        ),
-        None if needed == 0 => (PROPOSED_ELEMENTS, None),
-        None => (needed, None),
-    };
-    let note = match (note, &r.below) {
-        (Some(n), Some(b)) => Some(format!("{n}; {b}")),
-        (None, Some(b)) => Some(format!("indexed below its start: {b}")),
-        (n, None) => n,
-    };
-    let init = if r.compared && !r.stored && !ty.is_float() {
-        // Sizes and counts read from memory (`m_array[blockIdx.x]`): 1 keeps every loop short
-        // and every index it bounds in range.
-        Init::Const(Value::UInt(1))
-    } else if r.stored || r.feeds_addresses {
-        Init::Zeros
-    } else {
-        Init::Random(u64::from(i) + 1)
-    };
-    let filled = match init {
-        Init::Const(_) => Some("filled with 1: the kernel compares its contents (sizes or counts?)"),
-        Init::Zeros if r.feeds_addresses => Some("zero-filled: the kernel indexes memory by its contents"),
-        _ => None,
-    };
-    let note = match (note, filled) {
-        (Some(n), Some(f)) => Some(format!("{n}; {f}")),
-        (None, Some(f)) => Some(f.into()),
-        (n, None) => n,
-    };
-    (BufferSpec { ty, len: Some(len), init: Some(init), data: None }, note)
 }
 
 /// Dynamic shared memory from the reach into the `extern .shared` arrays (8 bytes per thread

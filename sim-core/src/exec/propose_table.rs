@@ -13,7 +13,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::launch::{Init, ParamSpec};
-use super::propose::buffer_for;
+use super::propose_buffer::buffer_for;
 use super::propose_extent::Reach;
 use crate::ir::Module;
 

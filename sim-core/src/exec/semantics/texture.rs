@@ -201,6 +201,14 @@ fn lane_coords(op: &TexOp, w: &Warp, env: &Env, lane: usize) -> Coords {
     }
 }
 
+/// The descriptor at `handle` (a fault at the handle if there is none: an unbound texture).
+fn descriptor(mem: &mut MemCtx<'_>, handle: u64) -> Result<Descriptor, AccessFault> {
+    let size = DESCRIPTOR_BYTES as u32;
+    let unbound = AccessFault { space: Space::Global, address: handle, size, reason: FaultReason::OutOfBounds };
+    let bytes = mem.global.slice_mut(handle, size).map_err(|_| unbound)?;
+    Descriptor::decode(bytes).ok_or(unbound)
+}
+
 /// Executes `op` in the lanes of `mask`.
 pub fn exec(
     w: &mut Warp,
@@ -223,19 +231,9 @@ pub fn exec(
         };
         let d = match cached {
             Some((h, d)) if h == handle => d,
-            _ => {
-                let unbound = AccessFault {
-                    space: Space::Global,
-                    address: handle,
-                    size: DESCRIPTOR_BYTES as u32,
-                    reason: FaultReason::OutOfBounds,
-                };
-                let bytes = mem.global.slice_mut(handle, DESCRIPTOR_BYTES as u32).map_err(|_| (lane, unbound))?;
-                let d = Descriptor::decode(bytes).ok_or((lane, unbound))?;
-                cached = Some((handle, d));
-                d
-            }
+            _ => descriptor(mem, handle).map_err(|f| (lane, f))?,
         };
+        cached = Some((handle, d));
         acc.bytes = d.ty.size() as u32 * d.channels;
         let mut first = None;
         let mut read = |addr: u64, size: u32| {

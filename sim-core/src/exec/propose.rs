@@ -61,14 +61,16 @@ pub const MAX_PROPOSED_BYTES: u64 = 64 << 20;
 /// the problem size), noted in the proposal.
 pub const UNKNOWN_ELEMENTS: u64 = 4 * PROPOSED_ELEMENTS;
 
-/// A buffer whose index the range analysis cannot bound (a pointer advanced in a loop, typically)
-/// in a kernel without integer scalars (its sizes are compile-time constants, such as a 4096 ×
-/// 4096 matmul's) gets [`MAX_PROPOSED_BYTES`], or its share of this many bytes less the bounded
-/// buffers when several are unbounded (RegLab's limit for all buffers is 256 MiB).
+/// A buffer the kernel only reads whose index the range analysis cannot bound (a pointer advanced
+/// in a loop, typically) in a kernel without integer scalars (its sizes are compile-time
+/// constants, such as a 4096 × 4096 matmul's) gets [`MAX_PROPOSED_BYTES`], or its share of this
+/// many bytes less the bounded buffers when several are unbounded (RegLab's limit for all
+/// buffers is 256 MiB).
 pub const UNKNOWN_TOTAL_BYTES: u64 = 192 << 20;
 
 /// A buffer whose index the range analysis cannot bound in a kernel with integer scalars (which
-/// bound its loops: the proposal gives them the problem size) gets this many bytes (4 MiB).
+/// bound its loops: the proposal gives them the problem size), or that the kernel stores to (its
+/// contents are reported), gets this many bytes (4 MiB).
 pub const UNKNOWN_SCALED_BYTES: u64 = 4 << 20;
 
 /// Buffer lengths are rounded up to a multiple of this many elements (one warp).

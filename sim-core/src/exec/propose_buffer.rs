@@ -86,6 +86,8 @@ pub(crate) fn buffer_for(i: u32, r: &Reach, unknown_bytes: u64) -> (BufferSpec, 
             // A guess: an index loaded from another buffer stays small (that buffer is
             // zero-filled); one the analysis cannot bound gets room for a block or a few rows
             // past the problem size.
+            // An output stays at most UNKNOWN_SCALED_BYTES: its contents are reported.
+            let unknown_bytes = if r.stored { unknown_bytes.min(UNKNOWN_SCALED_BYTES) } else { unknown_bytes };
             let guess = if why.starts_with(LOADED) {
                 2 * PROPOSED_ELEMENTS
             } else {

@@ -48,6 +48,7 @@ fn setup(kernel: &str, grid: Vec<u32>, block: Vec<u32>, params: Vec<ParamSpec>) 
         launches: Vec::new(),
         repeat: None,
         budget: None,
+        textures: Default::default(),
     }
 }
 
@@ -63,10 +64,11 @@ fn outputs(m: &sim_core::ir::Module, s: &LaunchSetup) -> BTreeMap<usize, Vec<u64
         rounds: 0,
         warnings: Vec::new(),
         notices: Vec::new(),
+        pointees: BTreeMap::new(),
     });
     let ty = |i: usize| match &s.params[i] {
         ParamSpec::Buffer(b) => b.ty,
-        ParamSpec::Scalar(_) => ElemType::U32,
+        ParamSpec::Scalar(_) | ParamSpec::Pointers(_) | ParamSpec::Texture(_) => ElemType::U32,
     };
     r.outputs.iter().map(|(&i, v)| (i, v.iter().map(|x| x.to_bits(ty(i)).unwrap_or(u64::MAX)).collect())).collect()
 }

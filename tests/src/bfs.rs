@@ -102,6 +102,7 @@ pub fn setup(g: &Graph) -> LaunchSetup {
         ],
         repeat: Some(Repeat { max: 10_000, until_zero: 7 }),
         budget: None,
+        textures: Default::default(),
     }
 }
 

@@ -91,6 +91,7 @@ impl UnitCase {
             launches: Vec::new(),
             repeat: None,
             budget: None,
+            textures: Default::default(),
         }
     }
 

@@ -116,6 +116,8 @@ pub fn apply(setup: &LaunchSetup, edit: &LaunchEdit) -> Result<LaunchSetup, Stri
             match s.params.get_mut(*i) {
                 Some(ParamSpec::Buffer(b)) => b.ty = ty,
                 Some(ParamSpec::Scalar(v)) => v.ty = ty,
+                Some(ParamSpec::Pointers(list)) => list.iter_mut().for_each(|b| b.ty = ty),
+                Some(ParamSpec::Texture(t)) => t.ty = ty,
                 None => return Err(format!("params[{i}] does not exist")),
             }
         }

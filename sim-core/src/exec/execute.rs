@@ -411,6 +411,15 @@ fn step(
         Op::MatchAny { ty, d, a } => warp_ops::exec_match_any(w, e, *ty, *d, *a, m),
         Op::MatchAll { ty, d, dp, a } => warp_ops::exec_match_all(w, e, *ty, *d, *dp, *a, m),
         Op::Elect { d, dp } => warp_ops::exec_elect(w, *d, *dp, m),
+        Op::Tex(t) => {
+            super::semantics::texture::exec(w, e, &mut cx.mem, t, m, &mut cx.acc).map_err(|f| {
+                if f.1.address == 0 {
+                    return unsupported(cx, func, di, super::semantics::texture::UNBOUND);
+                }
+                cx.fault(w, func, di, f)
+            })?;
+            return Ok((RecordKind::Load, 0));
+        }
         Op::Nop => return Ok((RecordKind::Nop, 0)),
         Op::Trap => {
             if m == 0 {

@@ -76,7 +76,8 @@ pub fn build(module: &Module, global: &mut GlobalMemory, layout: AddressLayout) 
     for (key, v) in &vars {
         let size = var_size(v);
         match v.space {
-            StateSpace::Global => {
+            // Texture references (`.global .texref t`, old `.tex .u64 t`) hold a texture handle.
+            StateSpace::Global | StateSpace::Tex => {
                 let base = global.allocate(alloc::vec![0; size as usize], RegionKind::Variable(v.name.clone()));
                 image.globals.insert(*key, base);
             }

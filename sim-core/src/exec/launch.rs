@@ -16,8 +16,11 @@ use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
+use alloc::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
+use super::texture::TextureSpec;
 use super::value::{ElemType, Value};
 
 /// A complete launch setup (one launch, or a sequence of launches sharing the same parameters).
@@ -51,6 +54,9 @@ pub struct LaunchSetup {
     /// Instruction budget in warp-instructions (default [`DEFAULT_BUDGET`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget: Option<u64>,
+    /// Textures bound to the module's texture references (`.global .texref NAME`), by name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub textures: BTreeMap<String, TextureSpec>,
 }
 
 fn one() -> Vec<u32> {
@@ -99,6 +105,12 @@ pub enum ParamSpec {
     Buffer(BufferSpec),
     /// A value passed directly.
     Scalar(ScalarSpec),
+    /// A table of device pointers, for `T**` parameters: each entry is its own buffer; the table
+    /// holds their addresses (one address-width integer each) and the parameter receives the
+    /// table's address (`exec::pointer_table`).
+    Pointers(Vec<BufferSpec>),
+    /// A texture object: the parameter receives its handle (`exec::texture`).
+    Texture(TextureSpec),
 }
 
 /// A synthesized device buffer.
@@ -242,6 +254,15 @@ pub fn buffer_bytes(spec: &BufferSpec, len: u64) -> Result<Vec<u8>, String> {
     let init = spec.init.clone().unwrap_or(Init::Zeros);
     if data.is_empty() && init == Init::Zeros {
         out.resize(n.saturating_mul(size), 0);
+        return Ok(out);
+    }
+    if let (true, Init::Random(seed)) = (data.is_empty(), &init) {
+        // The common case of a proposed buffer, in one pass over preallocated bytes.
+        out.resize(n.saturating_mul(size), 0);
+        let mut rng = SplitMix64::new(*seed);
+        for chunk in out.chunks_exact_mut(size) {
+            chunk.copy_from_slice(&random_bits(&mut rng, spec.ty).to_le_bytes()[..size]);
+        }
         return Ok(out);
     }
     let fill = match &init {

@@ -144,6 +144,8 @@ impl AddressLayout {
 pub enum RegionKind {
     /// The buffer of launch parameter pool entry `i`.
     Buffer(usize),
+    /// Buffer `k` of the pointer table of pool entry `i` (`Pointee(i, k)`).
+    Pointee(usize, usize),
     /// A module (or function-scope) `.global` variable.
     Variable(String),
 }

@@ -18,8 +18,9 @@
 //! ([`semantics`]). Everything is deterministic: CTAs in linear order, warps in index order,
 //! lanes in ascending order (also for atomics), no hashing, no host time. `%clock`, `%clock64`
 //! and `%globaltimer` read the warp's count of executed warp-instructions. `vprintf` is a no-op
-//! returning 0; textures, surfaces and calls to functions the module does not define end the run
-//! with an "unsupported here" error naming the instruction.
+//! returning 0; 1D and 2D textures are read through descriptors in global memory ([`texture`]);
+//! surfaces and calls to functions the module does not define end the run with an "unsupported
+//! here" error naming the instruction. `T**` parameters take pointer tables ([`pointer_table`]).
 //!
 //! The public API:
 //!
@@ -44,13 +45,18 @@ pub mod memory;
 pub mod notice;
 pub mod op;
 pub mod plan;
+pub mod pointer_table;
 pub mod program;
 pub mod propose;
+mod propose_buffer;
 mod propose_extent;
+mod propose_table;
+mod propose_texture;
 pub mod run;
 pub mod semantics;
 pub mod simt_stack;
 pub mod stream;
+pub mod texture;
 pub mod value;
 pub mod value_summary;
 pub mod warp;
@@ -67,5 +73,6 @@ pub use plan::{LaunchError, Plan};
 pub use propose::{propose, propose_launch, Proposal, ProposalNote};
 pub use run::{run, LaunchStats, Progress, Run, RunOptions, RunResult};
 pub use stream::{CtaTrace, RecordKind, TraceOptions, TraceRecord, WarpTrace};
+pub use texture::{AddressMode, Filter, TextureSpec};
 pub use value::{ElemType, Value};
 pub use value_summary::ValueSummary;

@@ -445,6 +445,8 @@ pub enum Op {
     },
     Nop,
     Trap,
+    /// `tex`/`tld4` (`semantics::texture`).
+    Tex(Box<super::semantics::texture::TexOp>),
     Unsupported(String),
 }
 

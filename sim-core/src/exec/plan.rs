@@ -57,6 +57,11 @@ pub enum PoolEntry {
         len: u64,
         /// The spec (for initial contents).
         spec: BufferSpec,
+        /// For a pointer table: the buffers its entries point to, each with its length (the
+        /// table itself is `len` address-width integers, filled in when they are allocated).
+        pointees: Vec<(u64, BufferSpec)>,
+        /// For a texture object: the texture (the buffer is then its descriptor).
+        texture: Option<super::texture::TextureSpec>,
     },
     /// A scalar's bytes (little-endian).
     Scalar(Vec<u8>),
@@ -96,11 +101,16 @@ pub struct Plan {
 
 /// Checks `setup` against `module`.
 pub fn plan(module: &Module, setup: &LaunchSetup) -> Result<Plan, LaunchError> {
-    let pool = setup.params.iter().enumerate().map(|(i, p)| pool_entry(i, p)).collect::<Result<Vec<_>, _>>()?;
+    let ptr_ty = if address_bits(module) == 64 { ElemType::U64 } else { ElemType::U32 };
+    let pool = setup.params.iter().enumerate().map(|(i, p)| pool_entry(i, p, ptr_ty)).collect::<Result<Vec<_>, _>>()?;
+    let bytes = |ty: &ElemType, len: &u64| len.saturating_mul(ty.size() as u64);
     let total: u64 = pool
         .iter()
         .map(|e| match e {
-            PoolEntry::Buffer { ty, len, .. } => len.saturating_mul(ty.size() as u64),
+            PoolEntry::Buffer { ty, len, pointees, texture, .. } => {
+                let texels = texture.as_ref().map_or(0, |t| bytes(&t.ty, &t.elements()));
+                pointees.iter().map(|(l, s)| bytes(&s.ty, l)).fold(bytes(ty, len) + texels, u64::saturating_add)
+            }
             PoolEntry::Scalar(_) => 0,
         })
         .fold(0u64, u64::saturating_add);
@@ -128,9 +138,10 @@ pub fn plan(module: &Module, setup: &LaunchSetup) -> Result<Plan, LaunchError> {
         }
     }
     let is_buffer = |i: usize| matches!(pool.get(i), Some(PoolEntry::Buffer { .. }));
+    let is_texture = |i: usize| matches!(pool.get(i), Some(PoolEntry::Buffer { texture: Some(_), .. }));
     let outputs = match &setup.outputs {
         Some(o) => o.clone(),
-        None => (0..pool.len()).filter(|&i| is_buffer(i)).collect(),
+        None => (0..pool.len()).filter(|&i| is_buffer(i) && !is_texture(i)).collect(),
     };
     if let Some(&bad) = outputs.iter().find(|&&i| !is_buffer(i)) {
         return Err(LaunchError::new(format!("outputs: params[{bad}] is not a buffer (only buffers can be outputs)")));
@@ -185,27 +196,53 @@ pub fn kernel_names(module: &Module) -> Vec<String> {
     module.functions.values().filter(|f| f.is_entry() && f.body.is_some()).map(|f| f.name.clone()).collect()
 }
 
-fn pool_entry(i: usize, p: &ParamSpec) -> Result<PoolEntry, LaunchError> {
+/// The length of buffer `b` in elements, checked (`at` prefixes the messages).
+fn buffer_len(b: &BufferSpec, at: &dyn Fn(String) -> LaunchError) -> Result<u64, LaunchError> {
+    let data_len = b.data.as_ref().map_or(0, |d| d.len() as u64);
+    let len = b.len.unwrap_or(data_len);
+    if len < data_len {
+        return Err(at(format!("len is {len} but data has {data_len} values")));
+    }
+    if len.saturating_mul(b.ty.size() as u64) > MAX_BUFFER_BYTES {
+        return Err(at(format!("{len} elements of {} exceed RegLab's 256 MiB buffer limit", b.ty)));
+    }
+    if let Some(data) = &b.data {
+        for (k, v) in data.iter().enumerate() {
+            v.to_bits(b.ty).map_err(|e| at(format!("data[{k}]: {e}")))?;
+        }
+    }
+    if let Some(super::launch::Init::Const(v)) = &b.init {
+        v.to_bits(b.ty).map_err(|e| at(format!("init: {e}")))?;
+    }
+    Ok(len)
+}
+
+fn pool_entry(i: usize, p: &ParamSpec, ptr_ty: ElemType) -> Result<PoolEntry, LaunchError> {
     let at = |m: String| LaunchError::new(format!("params[{i}]: {m}"));
     match p {
         ParamSpec::Buffer(b) => {
-            let data_len = b.data.as_ref().map_or(0, |d| d.len() as u64);
-            let len = b.len.unwrap_or(data_len);
-            if len < data_len {
-                return Err(at(format!("len is {len} but data has {data_len} values")));
+            let len = buffer_len(b, &at)?;
+            Ok(PoolEntry::Buffer { ty: b.ty, len, spec: b.clone(), pointees: Vec::new(), texture: None })
+        }
+        ParamSpec::Pointers(list) => {
+            if list.is_empty() {
+                return Err(at("a pointer table needs at least one buffer".into()));
             }
-            if len.saturating_mul(b.ty.size() as u64) > MAX_BUFFER_BYTES {
-                return Err(at(format!("{len} elements of {} exceed RegLab's 256 MiB buffer limit", b.ty)));
+            let mut pointees = Vec::new();
+            for (k, b) in list.iter().enumerate() {
+                let at_k = |m: String| LaunchError::new(format!("params[{i}].pointers[{k}]: {m}"));
+                pointees.push((buffer_len(b, &at_k)?, b.clone()));
             }
-            if let Some(data) = &b.data {
-                for (k, v) in data.iter().enumerate() {
-                    v.to_bits(b.ty).map_err(|e| at(format!("data[{k}]: {e}")))?;
-                }
-            }
-            if let Some(super::launch::Init::Const(v)) = &b.init {
-                v.to_bits(b.ty).map_err(|e| at(format!("init: {e}")))?;
-            }
-            Ok(PoolEntry::Buffer { ty: b.ty, len, spec: b.clone() })
+            let len = list.len() as u64;
+            let spec = BufferSpec { ty: ptr_ty, len: Some(len), init: None, data: None };
+            Ok(PoolEntry::Buffer { ty: ptr_ty, len, spec, pointees, texture: None })
+        }
+        ParamSpec::Texture(t) => {
+            t.check().map_err(at)?;
+            buffer_len(&t.buffer(), &at)?;
+            // The parameter receives the handle: the address of the descriptor.
+            let spec = BufferSpec { ty: ElemType::U64, len: Some(5), init: None, data: None };
+            Ok(PoolEntry::Buffer { ty: ElemType::U64, len: 5, spec, pointees: Vec::new(), texture: Some(t.clone()) })
         }
         ParamSpec::Scalar(s) => {
             let values = match &s.value {

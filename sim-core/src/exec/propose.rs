@@ -27,7 +27,7 @@ use alloc::vec::Vec;
 
 use serde::Serialize;
 
-use super::launch::{BufferSpec, Init, LaunchSetup, ParamSpec, ScalarSpec, ScalarValue};
+use super::launch::{LaunchSetup, ParamSpec, ScalarSpec, ScalarValue};
 use super::propose_extent::{address_params, is_dynamic_shared, reaches, Base, Reach, Reaches, Seeds, LOADED};
 use super::value::{ElemType, Value};
 use crate::ir::{Function, Module, Operand};
@@ -57,12 +57,24 @@ fn uses_y_dimension(func: &Function) -> bool {
 /// indices reach further gets the cap and a note.
 pub const MAX_PROPOSED_BYTES: u64 = 64 << 20;
 
-/// Elements of a buffer whose index the range analysis cannot bound (four times the problem
-/// size), noted in the proposal.
+/// Elements of a pointer table's entry whose index the range analysis cannot bound (four times
+/// the problem size), noted in the proposal.
 pub const UNKNOWN_ELEMENTS: u64 = 4 * PROPOSED_ELEMENTS;
 
+/// A buffer the kernel only reads whose index the range analysis cannot bound (a pointer advanced
+/// in a loop, typically) in a kernel without integer scalars (its sizes are compile-time
+/// constants, such as a 4096 × 4096 matmul's) gets [`MAX_PROPOSED_BYTES`], or its share of this
+/// many bytes less the bounded buffers when several are unbounded (RegLab's limit for all
+/// buffers is 256 MiB).
+pub const UNKNOWN_TOTAL_BYTES: u64 = 192 << 20;
+
+/// A buffer whose index the range analysis cannot bound in a kernel with integer scalars (which
+/// bound its loops: the proposal gives them the problem size), or that the kernel stores to (its
+/// contents are reported), gets this many bytes (4 MiB).
+pub const UNKNOWN_SCALED_BYTES: u64 = 4 << 20;
+
 /// Buffer lengths are rounded up to a multiple of this many elements (one warp).
-const ROUND_ELEMENTS: u64 = 32;
+pub(crate) const ROUND_ELEMENTS: u64 = 32;
 
 /// Dynamic shared memory is capped at this many bytes (48 KiB: what every GPU gives a CTA without
 /// an opt-in, so the launch fits every preset).
@@ -111,6 +123,7 @@ pub fn propose(module: &Module, kernel: &str) -> Proposal {
         launches: Vec::new(),
         repeat: None,
         budget: None,
+        textures: BTreeMap::new(),
     };
     let Some(func) = func else { return Proposal { setup, notes: Vec::new() } };
     let two_d = uses_y_dimension(func);
@@ -120,24 +133,15 @@ pub fn propose(module: &Module, kernel: &str) -> Proposal {
     setup.block = block.to_vec();
     setup.params = params;
     let mut notes = Vec::new();
-    let mut outputs = Vec::new();
-    for &i in &pointers {
-        let r = reach.get(&Base::Param(i)).cloned().unwrap_or_default();
-        if r.stored {
-            outputs.push(i as usize);
-        }
-        let (spec, note) = buffer_for(i, &r);
-        if let Some(slot) = setup.params.get_mut(i as usize) {
-            *slot = ParamSpec::Buffer(spec);
-        }
-        notes.extend(note.into_iter().map(|text| ProposalNote { param: Some(i as usize), text }));
-    }
+    let mut outputs = super::propose_buffer::pointer_specs(module, func, &pointers, &reach, &mut setup, &mut notes);
     if has_dynamic_shared(module, func) {
         let threads = block.iter().map(|&b| u64::from(b)).product::<u64>();
         let (bytes, note) = dynamic_shared(reach.get(&Base::Shared), threads);
         setup.dynamic_smem = bytes;
         notes.extend(note.map(|text| ProposalNote { param: None, text }));
     }
+    super::propose_texture::bind(module, func, &mut setup, &mut notes);
+    outputs.retain(|&i| !matches!(setup.params.get(i), Some(ParamSpec::Texture(_))));
     if !outputs.is_empty() {
         setup.outputs = Some(outputs);
     }
@@ -191,7 +195,7 @@ fn pointer_params(module: &Module, func: &Function) -> BTreeSet<u32> {
 
 /// The parameters and reaches for one launch shape. Scalars get the problem size; if that
 /// leaves buffers too large or unbounded (a 1-D kernel indexing a size × size matrix) and the
-/// side of the 2-D problem leaves fewer, they get that.
+/// side of the 2-D problem leaves no more, they get that.
 fn params_for(
     module: &Module,
     func: &Function,
@@ -203,7 +207,9 @@ fn params_for(
     let (params, reach) = sized(module, func, shape, pointers, size);
     if size > PROPOSED_SIDE && doubtful(&reach) > 0 {
         let (p, r) = sized(module, func, shape, pointers, PROPOSED_SIDE);
-        if doubtful(&r) < doubtful(&reach) {
+        // Fewer doubtful buffers, or as many: indices through a loop the analysis cannot bound
+        // stay smaller with the smaller problem.
+        if doubtful(&r) <= doubtful(&reach) {
             return (p, r);
         }
     }
@@ -259,7 +265,7 @@ fn doubtful(reach: &Reaches) -> usize {
     reach
         .iter()
         .filter(|(b, r)| match b {
-            Base::Param(_) => doubtful(r),
+            Base::Param(_) | Base::Pointee(_) => doubtful(r),
             Base::Shared => shared(r),
             Base::Static { .. } => false,
         })
@@ -286,46 +292,6 @@ fn shape(func: &Function, two_d: bool, tried: Option<[u32; 3]>) -> ([u32; 3], [u
         [PROPOSED_ELEMENTS.div_ceil(threads) as u32, 1, 1]
     };
     (grid, b)
-}
-
-/// The buffer of pointer parameter `i` from what the kernel's accesses reach, and a note when
-/// the size is a guess.
-fn buffer_for(i: u32, r: &Reach) -> (BufferSpec, Option<String>) {
-    let ty = r.ty.and_then(ElemType::from_ptx).unwrap_or(ElemType::F32);
-    let elem = ty.size() as u64;
-    let needed = r.bytes.div_ceil(elem).div_ceil(ROUND_ELEMENTS) * ROUND_ELEMENTS;
-    let cap = MAX_PROPOSED_BYTES / elem;
-    let (len, note) = match &r.unbounded {
-        Some(why) => {
-            // A guess: an index loaded from another buffer stays small (that buffer is
-            // zero-filled); one the analysis cannot bound gets room for a block or a few rows
-            // past the problem size.
-            let guess = if why.starts_with(LOADED) { 2 * PROPOSED_ELEMENTS } else { UNKNOWN_ELEMENTS };
-            let len = needed.max(guess).min(cap);
-            (len, Some(format!("size unknown: {why}; proposed {len} elements")))
-        }
-        None if needed > cap => (
-            cap,
-            Some(format!(
-                "size capped at {cap} elements ({MAX_PROPOSED_BYTES} bytes): the kernel's indices reach {} bytes",
-                r.bytes
-            )),
-        ),
-        None if needed == 0 => (PROPOSED_ELEMENTS, None),
-        None => (needed, None),
-    };
-    let note = match (note, &r.below) {
-        (Some(n), Some(b)) => Some(format!("{n}; {b}")),
-        (None, Some(b)) => Some(format!("indexed below its start: {b}")),
-        (n, None) => n,
-    };
-    let init = if r.stored || r.feeds_addresses { Init::Zeros } else { Init::Random(u64::from(i) + 1) };
-    let note = match (note, r.feeds_addresses) {
-        (Some(n), true) => Some(format!("{n}; zero-filled: the kernel indexes memory by its contents")),
-        (None, true) => Some("zero-filled: the kernel indexes memory by its contents".into()),
-        (n, false) => n,
-    };
-    (BufferSpec { ty, len: Some(len), init: Some(init), data: None }, note)
 }
 
 /// Dynamic shared memory from the reach into the `extern .shared` arrays (8 bytes per thread

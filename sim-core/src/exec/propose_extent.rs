@@ -35,6 +35,9 @@ pub(crate) const LOADED: &str = "the kernel indexes it by a loaded value";
 pub(crate) enum Base {
     /// The buffer of pointer parameter `i`.
     Param(u32),
+    /// The buffers behind pointer table `i`: addresses loaded from parameter `i`'s buffer and
+    /// used as addresses themselves (a `T**` parameter).
+    Pointee(u32),
     /// The CTA's `extern .shared` arrays (dynamic shared memory).
     Shared,
     /// A shared array of `size` bytes (a module variable if `global`, else one of the kernel's;
@@ -65,6 +68,9 @@ pub(crate) struct Reach {
     /// Values loaded through the base become (part of) addresses: the kernel indexes memory by
     /// this buffer's contents.
     pub feeds_addresses: bool,
+    /// Values loaded through the base are compared (`setp`): they bound loops or guard work, like
+    /// the per-item sizes `m_array[blockIdx.x]` beside a pointer table.
+    pub compared: bool,
 }
 
 /// The reach of every base the kernel addresses.
@@ -139,8 +145,9 @@ fn origins(module: &Module, func: &Function, pointers: &BTreeSet<u32>) -> Origin
                 (Opcode::Mov | Opcode::Cvta, Some(s)) if shared_base(module, func, s).is_some() => {
                     shared_base(module, func, s)
                 }
-                (Opcode::Ld | Opcode::Ldu | Opcode::Atom | Opcode::Shfl, _) => None,
-                _ => srcs.iter().find_map(|s| if let Operand::Reg(r) = s { o.base.get(r).copied() } else { None }),
+                (Opcode::Ld | Opcode::Ldu, _) => pointer_load(module, inst, &o),
+                (Opcode::Atom | Opcode::Shfl, _) => None,
+                _ => derived_base(srcs, &o),
             };
             let loaded = match inst.opcode {
                 Opcode::Ld | Opcode::Ldu | Opcode::Atom if !param_load => Some(address_base(inst, &o)),
@@ -158,6 +165,40 @@ fn origins(module: &Module, func: &Function, pointers: &BTreeSet<u32>) -> Origin
         }
     }
     o
+}
+
+/// The base a value computed from `srcs` points into: a parameter's buffer or a shared array
+/// before the buffers of a pointer table (`add %rd3, %rd2, %rd1`: an index loaded as a 64-bit
+/// value and added to a pointer stays an index).
+fn derived_base(srcs: &[Operand], o: &Origins) -> Option<Base> {
+    let bases = || srcs.iter().filter_map(|s| if let Operand::Reg(r) = s { o.base.get(r).copied() } else { None });
+    bases().find(|b| !matches!(b, Base::Pointee(_))).or_else(|| bases().next())
+}
+
+/// For a scalar load as wide as an address through a parameter's buffer: the pointer table it
+/// reads (whether the value is used as an address decides if it is one: [`tables`]).
+fn pointer_load(module: &Module, inst: &Inst, o: &Origins) -> Option<Base> {
+    let ptr_bytes = super::plan::address_bits(module) / 8;
+    let wide = inst.mods.vec.is_none() && inst.ty().is_some_and(|t| t.is_integer() && t.size_bytes() == ptr_bytes);
+    match address_base(inst, o) {
+        Some(Base::Param(p)) if wide => Some(Base::Pointee(p)),
+        _ => None,
+    }
+}
+
+/// The pointer tables: parameters whose buffer holds addresses that the kernel uses as addresses.
+pub(crate) fn tables(module: &Module, func: &Function, pointers: &BTreeSet<u32>) -> BTreeSet<u32> {
+    let o = origins(module, func, pointers);
+    let Some(body) = &func.body else { return BTreeSet::new() };
+    let mut out = BTreeSet::new();
+    for op in body.insts.values().flat_map(|i| &i.operands) {
+        if let Operand::Address(crate::ir::Address { base: AddressBase::Reg(r), .. }) = op {
+            if let Some(Base::Pointee(p)) = o.base.get(r) {
+                out.insert(*p);
+            }
+        }
+    }
+    out
 }
 
 /// The base of the first register-based address `inst` reads through, if known.
@@ -184,15 +225,34 @@ pub(crate) fn address_params(module: &Module, func: &Function, candidates: &BTre
     out
 }
 
-/// A copy of `func` in which `cvta` is a `mov` and the address of a shared array is 0.
-fn rewritten(module: &Module, func: &Function) -> Function {
+/// A copy of `func` in which `cvta` is a `mov`, the address of a shared array is 0 and so is an
+/// address loaded from a pointer table (each entry's buffer starts at 0, like a parameter's).
+fn rewritten(module: &Module, func: &Function, o: &Origins, tables: &BTreeSet<u32>) -> Function {
     let mut f = func.clone();
     let Some(body) = f.body.as_mut() else { return f };
     let handles: alloc::vec::Vec<_> = body.insts.handles().collect();
     for h in handles {
         let shared =
             body.insts.get(h).and_then(|i| i.operands.get(1)).is_some_and(|s| shared_base(module, func, s).is_some());
+        let table = body.insts.get(h).and_then(|i| pointer_load(module, i, o)).is_some_and(|b| match b {
+            Base::Pointee(p) => tables.contains(&p),
+            _ => false,
+        });
         let Some(inst) = body.insts.get_mut(h) else { continue };
+        if table {
+            // `mul.lo dst, base, 0`: still reads the address register (so its range is known
+            // here) and gives 0.
+            let base = inst.operands.get(1).and_then(|a| match a {
+                Operand::Address(crate::ir::Address { base: AddressBase::Reg(r), .. }) => Some(*r),
+                _ => None,
+            });
+            if let (Some(dst), Some(r)) = (inst.operands.first().cloned(), base) {
+                inst.opcode = Opcode::Mul;
+                inst.mods = Default::default();
+                inst.operands = alloc::vec![dst, Operand::Reg(r), Operand::Imm(Imm::Int(0))];
+            }
+            continue;
+        }
         if shared && matches!(inst.opcode, Opcode::Mov | Opcode::Cvta) {
             if let Some(src) = inst.operands.get_mut(1) {
                 *src = Operand::Imm(Imm::Int(0));
@@ -211,7 +271,7 @@ pub(crate) fn reaches(module: &Module, func: &Function, seeds: &Seeds<'_>) -> Re
     let mut out = Reaches::new();
     let Some(body) = &func.body else { return out };
     let o = origins(module, func, seeds.pointers);
-    let copy = rewritten(module, func);
+    let copy = rewritten(module, func, &o, &tables(module, func, seeds.pointers));
     let mut rs = RangeSeeds::launch(seeds.grid, seeds.block);
     for &p in seeds.pointers {
         rs = rs.with_param(p, Interval::constant(0));
@@ -225,6 +285,15 @@ pub(crate) fn reaches(module: &Module, func: &Function, seeds: &Seeds<'_>) -> Re
     let ranges = RangeAnalysis::compute(&copy, &cfg, &dom, &live, &rs);
     let names = Names { module, func, body };
     for (h, inst) in body.insts.iter() {
+        if inst.opcode == Opcode::Setp {
+            for op in inst.operands.get(inst.def_count()..).unwrap_or(&[]) {
+                if let Operand::Reg(r) = op {
+                    if let Some(Some(source)) = o.loaded.get(r) {
+                        out.entry(*source).or_default().compared = true;
+                    }
+                }
+            }
+        }
         for (k, op) in inst.operands.iter().enumerate() {
             let Operand::Address(a) = op else { continue };
             if let AddressBase::Reg(r) = a.base {

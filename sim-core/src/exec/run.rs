@@ -21,8 +21,8 @@ use super::decode::build_program;
 use super::error::ExecError;
 use super::execute::Counters;
 use super::image;
-use super::launch::{buffer_bytes, LaunchSetup};
-use super::memory::{AddressLayout, GlobalMemory, RegionKind};
+use super::launch::LaunchSetup;
+use super::memory::{AddressLayout, GlobalMemory};
 use super::notice::{Notice, Notices};
 use super::plan::{plan, Plan, PoolEntry};
 use super::program::Program;
@@ -90,6 +90,10 @@ pub struct RunResult {
     /// each with its first site; [`RunResult::locate`] fills in their lines.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notices: Vec<Notice>,
+    /// The buffers behind each output pointer table (`{"pointers": …}`), by parameter index,
+    /// entry by entry (the table's own output lists their addresses).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub pointees: BTreeMap<usize, Vec<Vec<Value>>>,
 }
 
 impl RunResult {
@@ -136,15 +140,10 @@ impl Run {
         let image = image::build(module, &mut global, layout).map_err(|m| ExecError::InvalidLaunch { message: m })?;
         let mut buffers = Vec::new();
         for (i, entry) in plan.pool.iter().enumerate() {
-            buffers.push(match entry {
-                PoolEntry::Buffer { len, spec, .. } => {
-                    let bytes = buffer_bytes(spec, *len)
-                        .map_err(|m| ExecError::InvalidLaunch { message: format!("params[{i}]: {m}") })?;
-                    Some(global.allocate(bytes, RegionKind::Buffer(i)))
-                }
-                PoolEntry::Scalar(_) => None,
-            });
+            buffers.push(super::pointer_table::allocate(&mut global, i, entry)?);
         }
+        super::texture::bind_refs(module, &image, &mut global, &setup.textures)
+            .map_err(|m| ExecError::InvalidLaunch { message: m })?;
         let mut programs = BTreeMap::new();
         for s in &plan.steps {
             programs.entry(s.kernel).or_insert_with(|| build_program(module, &image, s.kernel));
@@ -427,6 +426,7 @@ impl Run {
             rounds: self.round,
             warnings,
             notices: self.notices.list().to_vec(),
+            pointees: super::pointer_table::outputs(&self.plan, &self.global),
         })
     }
 }

@@ -142,5 +142,23 @@ fn param_row(i: usize, p: &ParamSpec, output: bool, on: &Callback<LabAction>) ->
                 <td></td><td></td>
             </tr>
         },
+        ParamSpec::Pointers(list) => {
+            let ty = list.first().map_or("f32", |b| b.ty.name());
+            let lens: Vec<String> = list.iter().map(|b| b.len.unwrap_or(0).to_string()).collect();
+            html! {
+                <tr class="param-pointers">
+                    <td>{ i }</td><td>{ format!("pointer table ({} buffers)", list.len()) }</td>
+                    <td>{ type_select(i, ty, on) }</td>
+                    <td>{ lens.join(", ") }</td><td></td><td></td>
+                </tr>
+            }
+        }
+        ParamSpec::Texture(t) => html! {
+            <tr class="param-texture">
+                <td>{ i }</td><td>{ "texture" }</td>
+                <td>{ type_select(i, t.ty.name(), on) }</td>
+                <td>{ format!("{} × {} × {}", t.width, t.height, t.channels) }</td><td></td><td></td>
+            </tr>
+        },
     }
 }

@@ -99,7 +99,8 @@ pub(super) fn decode(o: &Ops<'_, '_>, block: usize) -> R<Op> {
         | O::GriddepcontrolLaunchDependents
         | O::GriddepcontrolWait => Op::Nop,
         O::Trap => Op::Trap,
-        O::Tex | O::Tld4 | O::Txq | O::Suld | O::Sust | O::Sured | O::Suq => {
+        O::Tex | O::Tld4 => return super::texture::decode(o),
+        O::Txq | O::Suld | O::Sust | O::Sured | O::Suq => {
             return Err(format!("`{}` needs texture/surface hardware, which RegLab does not model", inst.opcode.name()))
         }
         other => return Err(format!("`{}` is not modelled by the executor", other.name())),

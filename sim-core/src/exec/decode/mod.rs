@@ -12,6 +12,7 @@ mod control;
 mod memory;
 mod operand;
 mod ops;
+mod texture;
 mod video;
 
 use alloc::collections::BTreeMap;

@@ -21,6 +21,7 @@
 //! | [`wmma`] | wmma.load/mma/store (m16n16k16, m32n8k16, m8n32k16; f16/bf16 → f16/f32) |
 //! | [`tensor_int`] | integer mma (s8/u8 m8n8k16, m16n8k16/k32; s4/u4 m8n8k32, m16n8k32/k64) |
 //! | [`video`] | scalar video instructions: vadd/vsub/vabsdiff/vmin/vmax/vshl/vshr/vmad/vset |
+//! | [`texture`] | tex and tld4 on 1D and 2D textures (references and objects) |
 
 pub mod access;
 pub mod bits;
@@ -32,6 +33,7 @@ pub mod memory_ops;
 pub mod round;
 pub mod tensor;
 pub mod tensor_int;
+pub mod texture;
 pub mod video;
 pub mod warp_ops;
 pub mod wmma;

@@ -26,9 +26,11 @@ use alloc::vec::Vec;
 use crate::analysis::alloc_values::{Values, Web};
 use crate::analysis::slice_alloc::{allocate, LiveValue, Piece, SliceAllocation};
 use crate::analysis::{AllocTarget, BitSet, KernelAnalysis, ModuleAnalysis, RangeAnalysis, RangeSeeds};
+use crate::exec::float_tuning::{tune, QualityMetric, TuningResult};
 use crate::exec::LaunchSetup;
 use crate::ir::{Function, Handle, Module};
 use crate::timing::program_regs::{AssignInputs, PhysSlice, RegisterAssignment};
+use crate::timing::regfile::compression::CompressionConfig;
 
 /// Tag on the register number of a narrow float operand: the scheme converts it (one cycle) and
 /// strips the tag before the bank mapping (below [`crate::timing::program_regs::UNALLOCATED`]).
@@ -334,19 +336,36 @@ fn web_widths(
             ranges.bitwidth(def.inst, def.reg).map_or(declared, |b| b.bits)
         };
         if let Some(o) = out.get_mut(w) {
-            *o = (o.0.max(bits.clamp(1, declared)), o.1 || float);
+            *o = (o.0.max(bits.min(declared).max(1)), o.1 || float);
         }
     }
     out
 }
 
 /// The float formats precision tuning chooses for `module` under the scheme's `config` on
-/// `setup` (empty: tuning off, or no launch to tune on).
+/// `setup` (empty: tuning off, or no launch to tune on); the message says why the search failed.
 pub fn tuned_floats(
     config: &crate::timing::regfile::SchemeConfig,
     module: &Module,
     setup: Option<&LaunchSetup>,
 ) -> Result<BTreeMap<(u32, u32), u8>, String> {
-    let _ = (config, module, setup);
-    Ok(BTreeMap::new())
+    Ok(tuning(config, module, setup)?.map(|r| r.formats).unwrap_or_default())
+}
+
+/// The precision-tuning search the scheme's `config` asks for on `setup` (`None`: tuning off
+/// or no launch).
+pub fn tuning(
+    config: &crate::timing::regfile::SchemeConfig,
+    module: &Module,
+    setup: Option<&LaunchSetup>,
+) -> Result<Option<TuningResult>, String> {
+    let c = CompressionConfig::from_config(config).map_err(|e| alloc::format!("{e}"))?;
+    let Some(setup) = setup.filter(|_| c.float_tuning) else { return Ok(None) };
+    let metric = if c.quality_metric == "exact" {
+        QualityMetric::Exact
+    } else {
+        QualityMetric::MaxRelative(c.quality_loss / 100.0)
+    };
+    let r = tune(module, setup, metric, c.tuning_runs).map_err(|e| alloc::format!("precision tuning: {e}"))?;
+    Ok(Some(r))
 }

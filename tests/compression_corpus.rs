@@ -190,3 +190,82 @@ fn check_cta(
         }
     }
 }
+
+/// The bundled examples (`static/examples/`) with their launches.
+fn examples() -> Vec<(String, Module, sim_core::exec::LaunchSetup)> {
+    let dir = reglab_tests::repo_root().join("static").join("examples");
+    let mut out = Vec::new();
+    for name in ["saxpy", "vector_add", "reduction", "histogram", "matmul_tiled", "hotspot", "imgvf"] {
+        let src = std::fs::read_to_string(dir.join(format!("{name}.ptx")));
+        let launch = std::fs::read_to_string(dir.join(format!("{name}.launch.json")));
+        let (Ok(src), Ok(launch)) = (src, launch) else { continue };
+        let (Ok(m), Ok(s)) = (sim_core::ptx::compile(&src), sim_core::exec::LaunchSetup::from_json(&launch)) else {
+            continue;
+        };
+        out.push((String::from(name), m, s));
+    }
+    out
+}
+
+/// At "perfect" quality (0 % max relative deviation) the tuned outputs are bit-identical to the
+/// untuned ones on every bundled example, and the compressed allocation never needs more
+/// registers; the integer widths fit there too.
+#[test]
+fn bundled_examples_at_perfect_quality_are_bit_identical() {
+    use sim_core::exec::float_tuning::{exact_match, tune, QualityMetric};
+    let all = examples();
+    assert!(all.len() >= 5, "bundled examples missing");
+    let (mut checked, mut misfits) = (0u64, Vec::new());
+    for (name, module, setup) in &all {
+        let reference = Run::new(module, setup, RunOptions::default()).and_then(|mut r| r.run_to_end());
+        let tuned = tune(module, setup, QualityMetric::MaxRelative(0.0), 64);
+        assert!(reference.is_ok() && tuned.is_ok(), "{name}: {tuned:?}");
+        let (Ok(reference), Ok(tuned)) = (reference, tuned) else { continue };
+        let mut run = Run::new(module, setup, RunOptions::default());
+        if let Ok(r) = run.as_mut() {
+            r.round_float_registers(module, &tuned.formats);
+        }
+        let outputs = run.and_then(|mut r| r.run_to_end()).map(|r| r.outputs);
+        assert!(outputs.as_ref().is_ok_and(|o| exact_match(&reference.outputs, o)), "{name}: outputs differ");
+        let seeds = launch_seeds(setup);
+        let inputs =
+            AssignInputs { seeds: seeds.clone(), float_bits: tuned.formats.clone(), ..AssignInputs::default() };
+        let analysis = ModuleAnalysis::compute(module, &AnalysisOptions::default());
+        for f in plan(module, &analysis, &inputs, 4) {
+            assert!(f.registers_after <= f.registers_before, "{name}: {} → {}", f.registers_before, f.registers_after);
+            eprintln!(
+                "{name}: {} float registers lowered of {} in {} runs; registers {} → {}",
+                tuned.formats.len(),
+                tuned.candidates,
+                tuned.runs,
+                f.registers_before,
+                f.registers_after
+            );
+        }
+        let ranges: Vec<Option<RangeAnalysis>> = module
+            .functions
+            .values()
+            .map(|f| {
+                f.body.as_ref()?;
+                let cfg = Cfg::compute(f);
+                let dom = Dominators::compute(&cfg);
+                let live = Liveness::compute(f, &cfg);
+                Some(RangeAnalysis::compute(
+                    f,
+                    &cfg,
+                    &dom,
+                    &live,
+                    &seeds.clone().unwrap_or_else(RangeSeeds::architectural),
+                ))
+            })
+            .collect();
+        let trace = sim_core::exec::stream::TraceOptions { enabled: true, values: true };
+        if let Ok(mut run) = Run::new(module, setup, RunOptions { trace, ..RunOptions::default() }) {
+            while let Ok(Some(cta)) = run.next_cta() {
+                check_cta(module, &ranges, &cta, &mut checked, &mut misfits, name);
+            }
+        }
+    }
+    eprintln!("bundled examples: integer writes checked {checked}");
+    assert!(misfits.is_empty(), "{}", misfits.join("\n"));
+}

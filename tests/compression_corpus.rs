@@ -15,15 +15,20 @@ use reglab_tests::{corpus_dir, ptx_files};
 use sim_core::analysis::{AnalysisOptions, Cfg, Dominators, Liveness, ModuleAnalysis, RangeAnalysis, RangeSeeds};
 use sim_core::exec::{propose_launch, Run, RunOptions};
 use sim_core::gpu::presets;
-use sim_core::ir::Module;
+use sim_core::ir::{Module, Type};
 use sim_core::occupancy::{compute, OccupancyInput};
 use sim_core::timing::program_regs::AssignInputs;
 use sim_core::timing::regfile::compression_program::{launch_seeds, plan, FunctionPlan};
 
-/// The compression plans of `module` for `seeds` (fermi's allocation target, sm_52).
+/// The compression plans of `module` for `seeds` (the module's allocation target: sm_52 for
+/// sm_20 code).
 fn plans(module: &Module, seeds: Option<RangeSeeds>) -> Vec<FunctionPlan> {
+    plans_sliced(module, seeds, 4)
+}
+
+fn plans_sliced(module: &Module, seeds: Option<RangeSeeds>, slice_bits: u32) -> Vec<FunctionPlan> {
     let analysis = ModuleAnalysis::compute(module, &AnalysisOptions::default());
-    plan(module, &analysis, &AssignInputs { seeds, ..AssignInputs::default() }, 4)
+    plan(module, &analysis, &AssignInputs { seeds, ..AssignInputs::default() }, slice_bits)
 }
 
 #[test]
@@ -58,6 +63,31 @@ fn imgvf_needs_fewer_registers_and_fits_more_ctas_on_fermi() {
         imgvf.fits,
         imgvf.splits
     );
+    // What-if (not a tuning result): every f32 register of IMGVF in one narrower format.
+    let body = module.functions.iter().find(|(_, f)| f.name.contains("IMGVF"));
+    if let Some((h, f)) = body {
+        let regs: Vec<u32> = f
+            .body
+            .iter()
+            .flat_map(|b| b.regs.iter())
+            .filter(|(_, r)| r.ty == Type::F32)
+            .map(|(r, _)| r.raw())
+            .collect();
+        for bits in [24u8, 16, 12] {
+            let float_bits = regs.iter().map(|&r| ((h.raw(), r), bits)).collect();
+            let seeds = Some(RangeSeeds::launch([36, 1, 1], [320, 1, 1]));
+            let analysis = ModuleAnalysis::compute(&module, &AnalysisOptions::default());
+            let inputs = AssignInputs { seeds, float_bits, ..AssignInputs::default() };
+            let after =
+                plan(&module, &analysis, &inputs, 4).iter().find(|p| p.name == f.name).map(|p| p.registers_after);
+            eprintln!("IMGVF what-if, every f32 at {bits} bits: registers {after:?}, CTAs/SM {:?}", after.map(ctas));
+        }
+        // The linear scan with whole-register slices (no packing): what its intervals cost
+        // against the allocator's colouring.
+        let whole = plans_sliced(&module, Some(RangeSeeds::launch([36, 1, 1], [320, 1, 1])), 32);
+        let w = whole.iter().find(|p| p.name == f.name).map(|p| p.registers_slices);
+        eprintln!("IMGVF linear scan with 32-bit slices (no packing): {w:?} registers");
+    }
     // The paper's direction: fewer registers, at least as many CTAs.
     assert!(after < before, "no fewer registers: {before} → {after} ({:?})", imgvf.kept);
     assert!(ctas(after).0 >= ctas(before).0);

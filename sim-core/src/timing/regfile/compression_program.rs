@@ -60,6 +60,8 @@ pub struct FunctionPlan {
     pub registers_before: u32,
     /// Registers per thread with the slices (equal to `registers_before` when not used).
     pub registers_after: u32,
+    /// Registers per thread the slice allocation needs (used or not).
+    pub registers_slices: u32,
     /// Values placed beside another in one register, and values split over two.
     pub fits: u32,
     /// Values split over two registers.
@@ -157,6 +159,7 @@ fn plan_function(
     let trivial = body.insts.values().all(|i| i.opcode.is_terminator());
     let after = target.reported(alloc.registers, trivial);
     record(&mut p, f, du, &values, &widths, &owner, &alloc);
+    p.registers_slices = after;
     if after >= before {
         p.kept = Some("the slices need no fewer registers than the allocator's assignment");
     } else {

@@ -294,6 +294,22 @@ impl Simulation {
         Simulation::with_module(module, program, source, gpu, runs, options, None)
     }
 
+    /// As [`Simulation::from_module_source`], telling schemes the launch `setup` the source runs
+    /// (launch-aware range analysis, precision tuning: `compression`).
+    pub fn from_module_source_launch<S: IntoSchemeSpec>(
+        module: &Module,
+        program: Program,
+        source: Box<dyn CtaSource>,
+        gpu: &GpuConfig,
+        schemes: &[S],
+        options: TimingOptions,
+        setup: &LaunchSetup,
+    ) -> Result<Simulation, TimingError> {
+        let gpu = simulated_gpu(gpu, &options)?;
+        let runs = plans(schemes, &gpu, &options)?;
+        Simulation::with_module(module, program, source, gpu, runs, options, Some(setup))
+    }
+
     /// Whether the executor must record value summaries for `schemes` under `options` (a
     /// scheme that reads them, or [`TimingOptions::values`]); unknown schemes count as no (the
     /// simulation reports them).

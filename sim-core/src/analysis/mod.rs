@@ -34,7 +34,7 @@
 //! | [`rebuild`] | the common tail of the IR → IR passes: a body from new instruction lists |
 
 mod alloc_target;
-mod alloc_values;
+pub(crate) mod alloc_values;
 pub mod annotations;
 pub mod bitset;
 pub mod cfg;
@@ -59,6 +59,7 @@ pub mod rebuild;
 pub mod regalloc;
 pub mod scheme_annotations;
 pub mod single_use_loads;
+pub mod slice_alloc;
 pub mod uniformity;
 pub mod uninitialised;
 pub mod use_counts;

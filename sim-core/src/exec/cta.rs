@@ -79,6 +79,7 @@ impl CtaExec {
         let warps: Vec<Warp> = (0..n)
             .map(|i| {
                 let mut w = Warp::new(i, env.ntid, regs, preds);
+                w.rounding.clone_from(&prog.rounding);
                 if frame > 0 {
                     let _ = w.local.ensure(frame as usize);
                 }

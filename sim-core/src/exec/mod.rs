@@ -39,6 +39,8 @@ pub mod cta;
 pub mod decode;
 pub mod error;
 pub mod execute;
+pub mod float_formats;
+pub mod float_tuning;
 pub mod image;
 pub mod launch;
 pub mod memory;

@@ -155,4 +155,7 @@ pub struct Program {
     pub param_layout: Vec<(u64, u64)>,
     /// Total size of the parameter bank.
     pub param_bytes: u64,
+    /// Per register slot of the kernel: reduced float format bits its writes are rounded to
+    /// (0: none; empty: no rounding) — precision tuning ([`super::float_formats`]).
+    pub rounding: Vec<u8>,
 }

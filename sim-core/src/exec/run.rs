@@ -174,6 +174,17 @@ impl Run {
         })
     }
 
+    /// Rounds every write of the given registers of each kernel to a reduced float format
+    /// (precision tuning, [`super::float_formats`]): per (kernel, register), the format's total
+    /// bits. Call before the first step.
+    pub fn round_float_registers(&mut self, module: &Module, formats: &BTreeMap<(u32, u32), u8>) {
+        for (h, prog) in &mut self.programs {
+            if let Some(f) = module.functions.get(*h) {
+                prog.rounding = super::float_formats::rounding_slots(h.raw(), f, formats);
+            }
+        }
+    }
+
     /// What the run has to tell its user so far (divisions by zero, …).
     pub fn notices(&self) -> &[Notice] {
         self.notices.list()

@@ -84,6 +84,10 @@ pub struct Warp {
     pub index: u32,
     /// Warp-instructions executed (also what `%clock` reads).
     pub executed: u64,
+    /// Per register slot of the kernel's frame: total bits of the reduced float format its
+    /// writes are rounded to (0: none); empty unless precision tuning asks
+    /// ([`super::float_formats`]).
+    pub rounding: Vec<u8>,
 }
 
 impl Warp {
@@ -123,6 +127,7 @@ impl Warp {
             tid,
             index,
             executed: 0,
+            rounding: Vec::new(),
         }
     }
 
@@ -234,6 +239,8 @@ impl Warp {
 
     /// Writes `vals` to `d` in the lanes of `mask`.
     pub fn write(&mut self, d: Dst, vals: &Lanes, mask: u32) {
+        let rounded = if self.rounding.is_empty() { None } else { self.rounded(d, vals) };
+        let vals = rounded.as_ref().unwrap_or(vals);
         match d {
             Dst::Reg(r, m) => {
                 let (rb, _, _) = self.bases();
@@ -264,6 +271,7 @@ impl Warp {
 
     /// Writes one lane of `d`.
     pub fn write_lane(&mut self, d: Dst, lane: usize, v: u64) {
+        let v = if self.rounding.is_empty() { v } else { self.rounded_lane(d, v) };
         match d {
             Dst::Reg(r, m) => {
                 let (rb, _, _) = self.bases();

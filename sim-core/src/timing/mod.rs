@@ -275,7 +275,7 @@ impl Simulation {
         let source_options = SourceOptions { values, budget: None };
         let source = ExecSource::with_options(module, setup, &program, source_options)
             .map_err(|e| TimingError::Source(e.into()))?;
-        Simulation::with_module(module, program, Box::new(source), gpu, runs, options)
+        Simulation::with_module(module, program, Box::new(source), gpu, runs, options, Some(setup))
     }
 
     /// A simulation of the CTAs from `source` (the functional run of `module`, decoded as
@@ -292,7 +292,23 @@ impl Simulation {
     ) -> Result<Simulation, TimingError> {
         let gpu = simulated_gpu(gpu, &options)?;
         let runs = plans(schemes, &gpu, &options)?;
-        Simulation::with_module(module, program, source, gpu, runs, options)
+        Simulation::with_module(module, program, source, gpu, runs, options, None)
+    }
+
+    /// As [`Simulation::from_module_source`], telling schemes the launch `setup` the source runs
+    /// (launch-aware range analysis, precision tuning: `compression`).
+    pub fn from_module_source_launch<S: IntoSchemeSpec>(
+        module: &Module,
+        program: Program,
+        source: Box<dyn CtaSource>,
+        gpu: &GpuConfig,
+        schemes: &[S],
+        options: TimingOptions,
+        setup: &LaunchSetup,
+    ) -> Result<Simulation, TimingError> {
+        let gpu = simulated_gpu(gpu, &options)?;
+        let runs = plans(schemes, &gpu, &options)?;
+        Simulation::with_module(module, program, source, gpu, runs, options, Some(setup))
     }
 
     /// Whether the executor must record value summaries for `schemes` under `options` (a
@@ -314,13 +330,15 @@ impl Simulation {
         gpu: GpuConfig,
         runs: Vec<Plan>,
         options: TimingOptions,
+        setup: Option<&LaunchSetup>,
     ) -> Result<Simulation, TimingError> {
         let physical = !options.virtual_register_banks;
         let mut own_runs = Vec::new();
         for (r, transform, assign) in runs {
             let own = if transform.is_some() || assign.is_some() {
-                let built = SchemeProgram::build(module, &program, transform, assign, &gpu, physical);
                 let message = |message| TimingError::SchemeProgram { scheme: String::from(r.entry.name), message };
+                let inputs = regfile::registry::assign_inputs(&r, module, setup).map_err(message)?;
+                let built = SchemeProgram::build_with(module, &program, transform, assign, &gpu, physical, inputs);
                 Some(built.map_err(message)?)
             } else {
                 None

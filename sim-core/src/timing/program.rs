@@ -30,7 +30,7 @@ use crate::ir::{
     BarMode, Function, FunctionKind, Handle, Inst, Module, Opcode, Reg, SchemeOperand, StateSpace, WidthClass,
 };
 use crate::timing::exec_units::{classify, UnitKind};
-use crate::timing::program_regs::{scheme_assignment, AssignRegisters, Placer, RegisterAssignment};
+use crate::timing::program_regs::{scheme_assignment_with, AssignInputs, AssignRegisters, Placer, RegisterAssignment};
 use crate::timing::stream::trace::MemSpace;
 
 /// What an instruction does to control flow.
@@ -214,8 +214,21 @@ impl Program {
         physical: bool,
         assign: Option<AssignRegisters>,
     ) -> Result<Program, String> {
+        Program::decode_assigned_with(module, gpu, physical, assign, AssignInputs::default())
+    }
+
+    /// As [`Program::decode_assigned`], telling the pass `inputs` (launch facts, tuned float
+    /// formats; the target is `gpu`'s unless given).
+    pub fn decode_assigned_with(
+        module: &Module,
+        gpu: &GpuConfig,
+        physical: bool,
+        assign: Option<AssignRegisters>,
+        mut inputs: AssignInputs,
+    ) -> Result<Program, String> {
         let analysis = Program::analyse(module, gpu);
-        let changes = scheme_assignment(module, &analysis, assign)?;
+        inputs.target = inputs.target.or(Some(alloc_target(gpu)));
+        let changes = scheme_assignment_with(module, &analysis, assign, inputs)?;
         Ok(Program::decode_inner(module, gpu, &analysis, &changes, physical))
     }
 

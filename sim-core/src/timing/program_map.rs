@@ -31,7 +31,7 @@ use alloc::vec::Vec;
 use crate::gpu::GpuConfig;
 use crate::ir::{Function, Handle, Inst, Module};
 use crate::timing::program::{MemOp, Program};
-use crate::timing::program_regs::AssignRegisters;
+use crate::timing::program_regs::{AssignInputs, AssignRegisters};
 use crate::timing::stream::trace::{DynInst, MemSpace, NO_ACCESS};
 use crate::timing::stream::warp_stream::{Cursor, WarpStream};
 
@@ -314,6 +314,19 @@ impl SchemeProgram {
         gpu: &GpuConfig,
         physical: bool,
     ) -> Result<SchemeProgram, String> {
+        SchemeProgram::build_with(module, original, transform, assign, gpu, physical, AssignInputs::default())
+    }
+
+    /// As [`SchemeProgram::build`], telling the register assignment pass `inputs`.
+    pub fn build_with(
+        module: &Module,
+        original: &Program,
+        transform: Option<ProgramTransform>,
+        assign: Option<AssignRegisters>,
+        gpu: &GpuConfig,
+        physical: bool,
+        inputs: AssignInputs,
+    ) -> Result<SchemeProgram, String> {
         let (to, map) = match transform {
             Some(t) => t(module)?,
             None => (module.clone(), InstMap::new()),
@@ -322,7 +335,7 @@ impl SchemeProgram {
         if let Some(first) = problems.first() {
             return Err(format!("the transformed kernel fails verification ({} problems): {first:?}", problems.len()));
         }
-        let program = Program::decode_assigned(&to, gpu, physical, assign)?;
+        let program = Program::decode_assigned_with(&to, gpu, physical, assign, inputs)?;
         let map = SidMap::build(module, original, &to, &program, &map)?;
         let crf = crf_accesses(&to, &program);
         let pool = crate::timing::regfile::regmutex_program::pool_ops(&to, &program);

@@ -21,7 +21,7 @@ use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::analysis::{KernelAnalysis, ModuleAnalysis};
+use crate::analysis::{AllocTarget, KernelAnalysis, ModuleAnalysis, RangeSeeds};
 use crate::ir::{Handle, Inst, Module, Reg};
 
 /// One physical register of a value and the 4-bit slices of it the value occupies (bit `i`:
@@ -50,6 +50,22 @@ pub struct RegisterAssignment {
     /// Per function raw handle: registers per thread under this assignment (not named: the
     /// allocator's estimate). The user's "ptxas says N" still wins for occupancy.
     pub registers: BTreeMap<u32, u32>,
+    /// What the pass may know besides the module (filled in before it runs).
+    pub inputs: AssignInputs,
+}
+
+/// What a register assignment pass knows of the launch and the target besides the module:
+/// filled in by the simulation before the pass runs (a pass that needs none ignores them).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AssignInputs {
+    /// Launch facts for the range analysis (grid and CTA dimensions, user-given parameter
+    /// ranges); `None`: architectural limits only.
+    pub seeds: Option<RangeSeeds>,
+    /// The GPU generation the register estimate is for (`None`: the module's `.target`).
+    pub target: Option<AllocTarget>,
+    /// Per (function raw handle, register raw handle): the total bits of a reduced float format
+    /// chosen for that register (precision tuning); not named: full width.
+    pub float_bits: BTreeMap<(u32, u32), u8>,
 }
 
 /// A scheme's register assignment pass: given the module and its analyses (the allocator's
@@ -110,7 +126,17 @@ pub fn scheme_assignment(
     analysis: &ModuleAnalysis,
     assign: Option<AssignRegisters>,
 ) -> Result<RegisterAssignment, String> {
-    let mut changes = RegisterAssignment::default();
+    scheme_assignment_with(module, analysis, assign, AssignInputs::default())
+}
+
+/// Runs `assign` over `module` and its analyses, telling it `inputs`: the scheme's changes.
+pub fn scheme_assignment_with(
+    module: &Module,
+    analysis: &ModuleAnalysis,
+    assign: Option<AssignRegisters>,
+    inputs: AssignInputs,
+) -> Result<RegisterAssignment, String> {
+    let mut changes = RegisterAssignment { inputs, ..RegisterAssignment::default() };
     if let Some(f) = assign {
         f(module, analysis, &mut changes)?;
     }

@@ -56,6 +56,9 @@ macro_rules! delegate_operands {
 pub mod bank;
 pub mod baseline;
 pub mod composite_rf;
+pub mod compression;
+pub mod compression_file;
+pub mod compression_program;
 pub mod config;
 pub mod cta_pool;
 pub mod demo;

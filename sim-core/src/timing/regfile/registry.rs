@@ -12,6 +12,9 @@ use alloc::vec::Vec;
 
 use super::baseline::{self, BankedConfig, BankedRegisterFile};
 use super::composite_rf;
+use super::compression::{self, CompressionConfig};
+use super::compression_file::CompressedRegisterFile;
+use super::compression_program;
 use super::config::{ResolvedScheme, SchemeConfigError};
 use super::demo::{self, DemoRegisterFile, IdealRegisterFile};
 use super::demo_program;
@@ -29,7 +32,7 @@ use super::virtual_thread::{self, VirtualThread};
 use super::{EnergyModel, RegisterFileScheme, SchemeContext};
 use crate::gpu::GpuConfig;
 use crate::timing::program_map::ProgramTransform;
-use crate::timing::program_regs::AssignRegisters;
+use crate::timing::program_regs::{AssignInputs, AssignRegisters};
 
 /// Builds the register file of one SM from a config resolved against the scheme's schema.
 pub type MakeScheme = fn(&SchemeContext<'_>, &SchemeConfig) -> Result<Box<dyn RegisterFileScheme>, SchemeConfigError>;
@@ -215,6 +218,18 @@ pub const SCHEMES: &[SchemeEntry] = &[
         needs_values: false,
         assign: None,
     },
+    SchemeEntry {
+        name: "compression",
+        description:
+            "Static data compression: narrow integers and reduced-precision floats packed in 4-bit register slices",
+        source: "Angerd, Sintorn, Stenström (SCHEMES.md §2, §A, §B)",
+        params: compression::params,
+        notes: compression::NOTES,
+        make: |c, cfg| Ok(Box::new(CompressedRegisterFile::new(c, CompressionConfig::from_config(cfg)?))),
+        transform: None,
+        needs_values: false,
+        assign: Some(compression_program::assign_4),
+    },
 ];
 
 /// A register file of Gilani's family.
@@ -242,7 +257,29 @@ const CONFIGURED: &[(&str, ConfiguredPasses)] = &[
     ("demo", ConfiguredPasses { transform: demo_program::transform_for, assign: demo_program::assign_for }),
     ("composite", ConfiguredPasses { transform: composite_pass, assign: entry_assign }),
     ("gilani", ConfiguredPasses { transform: composite_pass, assign: entry_assign }),
+    ("compression", ConfiguredPasses { transform: no_transform, assign: compression::assign_for }),
 ];
+
+/// No program pass (the original program).
+fn no_transform(_: &SchemeConfig) -> Option<ProgramTransform> {
+    None
+}
+
+/// What resolved scheme `r`'s register assignment pass is told besides the module: the launch
+/// facts of `setup` (when the simulation has one) and, for `compression`, the float formats its
+/// precision tuning chose.
+pub fn assign_inputs(
+    r: &ResolvedScheme,
+    module: &crate::ir::Module,
+    setup: Option<&crate::exec::LaunchSetup>,
+) -> Result<AssignInputs, alloc::string::String> {
+    let seeds = setup.and_then(compression_program::launch_seeds);
+    let mut inputs = AssignInputs { seeds, ..AssignInputs::default() };
+    if r.entry.name == "compression" {
+        inputs.float_bits = compression_program::tuned_floats(&r.config, module, setup)?;
+    }
+    Ok(inputs)
+}
 
 /// The fusion pass of `composite` and `gilani`: the one their `pair_rule` names.
 fn composite_pass(cfg: &SchemeConfig) -> Option<ProgramTransform> {

@@ -1,0 +1,252 @@
+//! Precision tuning of float registers (Angerd et al. TACO'17, as the static compression scheme
+//! uses it; `SCHEMES.md` §B): a deterministic greedy search over the kernel's `.f32` registers
+//! for the narrowest formats ([`super::float_formats::FORMATS`]) whose outputs stay within a
+//! quality threshold on the launch's inputs.
+//!
+//! ```text
+//! reference run (traced): outputs O, dynamic writes per register: %f3 1200, %f1 800, %f2 800
+//! %f3: 28 ok, 24 ok, 20 fails → %f3 at 24 · %f1: 28 fails → 32 · %f2: 28 ok, … 8 ok → 8
+//! ```
+//!
+//! Each trial runs with every choice accepted so far plus the one being tried, so the last
+//! accepted trial is the whole combination, verified (nothing to back off). The search stops at
+//! `max_runs` functional runs, keeping what it verified. **A**: registers are visited in
+//! descending dynamic write count (warp-instructions writing them), ties by declaration order.
+
+use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
+
+use super::error::ExecError;
+use super::float_formats::FloatFormat;
+use super::launch::LaunchSetup;
+use super::run::{Run, RunOptions};
+use super::stream::TraceOptions;
+use super::value::Value;
+use crate::ir::{Module, Type};
+
+/// How output quality is judged.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum QualityMetric {
+    /// Max relative deviation over every output element at most this fraction (0.1 = 10%).
+    MaxRelative(f64),
+    /// Every output bit-identical.
+    Exact,
+}
+
+/// Output buffers by parameter index.
+type Outputs = BTreeMap<usize, Vec<Value>>;
+
+/// What the search found.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TuningResult {
+    /// Per (function raw handle, register raw handle): the chosen format's total bits (32 not
+    /// listed).
+    pub formats: BTreeMap<(u32, u32), u8>,
+    /// Functional runs made, the reference run included.
+    pub runs: u32,
+    /// The search stopped at the run cap.
+    pub capped: bool,
+    /// Max relative deviation of the accepted combination (0 when none was lowered).
+    pub deviation: f64,
+    /// Registers visited (written `.f32` registers of the kernels).
+    pub candidates: u32,
+}
+
+/// Outputs of one run of `module` on `setup` with `formats` applied.
+fn outputs(
+    module: &Module,
+    setup: &LaunchSetup,
+    formats: &BTreeMap<(u32, u32), u8>,
+) -> Result<BTreeMap<usize, Vec<Value>>, ExecError> {
+    let mut run = Run::new(module, setup, RunOptions::default())?;
+    run.round_float_registers(module, formats);
+    Ok(run.run_to_end()?.outputs)
+}
+
+fn number(v: &Value) -> Option<f64> {
+    match v {
+        Value::UInt(u) => Some(*u as f64),
+        Value::Int(i) => Some(*i as f64),
+        Value::Float(f) => Some(*f),
+        Value::Single(f) => Some(f64::from(*f)),
+        Value::Text(_) => None,
+    }
+}
+
+/// Max relative deviation of `got` from `reference` (infinite where a zero or non-number
+/// changed, or a NaN appeared or vanished).
+pub fn max_relative_deviation(reference: &BTreeMap<usize, Vec<Value>>, got: &BTreeMap<usize, Vec<Value>>) -> f64 {
+    let mut worst = 0.0f64;
+    for (k, r) in reference {
+        let Some(g) = got.get(k).filter(|g| g.len() == r.len()) else { return f64::INFINITY };
+        for (a, b) in r.iter().zip(g) {
+            let d = match (number(a), number(b)) {
+                (Some(x), Some(y)) => relative(x, y),
+                _ if a == b => 0.0,
+                _ => f64::INFINITY,
+            };
+            worst = worst.max(d);
+        }
+    }
+    worst
+}
+
+/// Relative deviation of `y` from `x` (infinite where a zero or an infinity changed, or a NaN
+/// appeared or vanished).
+fn relative(x: f64, y: f64) -> f64 {
+    if x.is_nan() || y.is_nan() {
+        return if x.is_nan() && y.is_nan() { 0.0 } else { f64::INFINITY };
+    }
+    if x == y {
+        0.0
+    } else if x == 0.0 || x.is_infinite() {
+        f64::INFINITY
+    } else {
+        ((y - x) / x).abs()
+    }
+}
+
+/// Whether `got` equals `reference` bit for bit (floats compared by their bits).
+pub fn exact_match(reference: &BTreeMap<usize, Vec<Value>>, got: &BTreeMap<usize, Vec<Value>>) -> bool {
+    let same = |a: &Value, b: &Value| match (a, b) {
+        (Value::Single(x), Value::Single(y)) => x.to_bits() == y.to_bits(),
+        (Value::Float(x), Value::Float(y)) => x.to_bits() == y.to_bits(),
+        _ => a == b,
+    };
+    reference.len() == got.len()
+        && reference
+            .iter()
+            .all(|(k, r)| got.get(k).is_some_and(|g| g.len() == r.len() && r.iter().zip(g).all(|(a, b)| same(a, b))))
+}
+
+/// Written `.f32` registers of the kernels, by descending dynamic write count (then by
+/// function and declaration order), from a traced reference run; with its outputs.
+fn candidates(module: &Module, setup: &LaunchSetup) -> Result<(Vec<(u32, u32)>, Outputs), ExecError> {
+    let trace = TraceOptions { enabled: true, values: false };
+    let mut run = Run::new(module, setup, RunOptions { trace, ..RunOptions::default() })?;
+    let mut counts: BTreeMap<(u32, u32), u64> = BTreeMap::new();
+    while let Some(cta) = run.next_cta()? {
+        let Some(&kernel) = cta.functions.first() else { continue };
+        let Some(body) = module.functions.get(kernel).and_then(|f| f.body.as_ref()) else { continue };
+        for rec in cta.warps.iter().flat_map(|w| &w.records).filter(|r| r.func == 0) {
+            let Some(inst) = body.insts.get(rec.inst) else { continue };
+            inst.for_each_def(|reg| {
+                if body.regs.get(reg).is_some_and(|r| r.ty == Type::F32) {
+                    *counts.entry((kernel.raw(), reg.raw())).or_default() += 1;
+                }
+            });
+        }
+    }
+    let reference = run.result().map(|r| r.outputs).unwrap_or_default();
+    let mut order: Vec<((u32, u32), u64)> = counts.into_iter().collect();
+    order.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    Ok((order.into_iter().map(|(k, _)| k).collect(), reference))
+}
+
+/// The greedy search on `setup` under `metric`, with at most `max_runs` functional runs.
+pub fn tune(
+    module: &Module,
+    setup: &LaunchSetup,
+    metric: QualityMetric,
+    max_runs: u32,
+) -> Result<TuningResult, ExecError> {
+    let (regs, reference) = candidates(module, setup)?;
+    let mut res = TuningResult { runs: 1, candidates: regs.len() as u32, ..TuningResult::default() };
+    let within = |got: &BTreeMap<usize, Vec<Value>>| -> (bool, f64) {
+        match metric {
+            QualityMetric::Exact => (exact_match(&reference, got), 0.0),
+            QualityMetric::MaxRelative(limit) => {
+                let d = max_relative_deviation(&reference, got);
+                (d <= limit, d)
+            }
+        }
+    };
+    'regs: for reg in regs {
+        let mut current = FloatFormat { bits: 32, exponent: 8, mantissa: 23 };
+        while let Some(next) = current.narrower() {
+            if res.runs >= max_runs {
+                res.capped = true;
+                break 'regs;
+            }
+            let mut trial = res.formats.clone();
+            trial.insert(reg, next.bits);
+            let got = outputs(module, setup, &trial)?;
+            res.runs += 1;
+            let (ok, d) = within(&got);
+            if !ok {
+                break;
+            }
+            res.formats = trial;
+            res.deviation = d;
+            current = next;
+        }
+    }
+    Ok(res)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{max_relative_deviation, tune, QualityMetric};
+    use crate::exec::value::Value;
+    use crate::exec::LaunchSetup;
+    use alloc::collections::BTreeMap;
+    use alloc::vec;
+
+    /// `out[tid] = tid × 0.5 + 1` for 32 threads (`tests/cases/timing/compression_float.ptx`).
+    const KERNEL: &str = ".version 7.0\n.target sm_20\n.address_size 64\n\
+        .visible .entry k(.param .u64 out)\n{\n.reg .b32 %r<4>;\n.reg .f32 %f<4>;\n.reg .b64 %rd<6>;\n\
+        ld.param.u64 %rd1, [out];\ncvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r1, %tid.x;\n\
+        cvt.rn.f32.u32 %f1, %r1;\nmul.f32 %f2, %f1, 0f3F000000;\nadd.f32 %f3, %f2, 0f3F800000;\n\
+        mul.wide.u32 %rd3, %r1, 4;\nadd.s64 %rd4, %rd2, %rd3;\nst.global.f32 [%rd4], %f3;\nret;\n}\n";
+    const LAUNCH: &str = r#"{"kernel": "k", "block": [32], "params": [{"buffer": {"type": "f32", "len": 32}}]}"#;
+
+    /// Hand-worked: every register is written once per warp (a tie: declaration order %f1, %f2,
+    /// %f3). %f1 = tid ∈ 0 … 31 needs 4 fraction bits and exponent 4: 28 … 12 bits keep it, 8
+    /// bits (3/4, max 15.5) overflow → Inf → out differs: %f1 stays at 12 after 6 trials. %f2 =
+    /// 0 … 15.5 in halves: exact down to 8 bits (max 15.5): 6 trials. %f3 = 1 … 16.5: 16.5 needs 5
+    /// fraction bits and exponent 4: 12 bits, not 8 → 6 trials. Runs 1 + 18 = 19.
+    #[test]
+    fn greedy_search_finds_the_narrowest_exact_formats() {
+        let module = crate::ptx::compile(KERNEL);
+        let setup = LaunchSetup::from_json(LAUNCH);
+        assert!(module.is_ok() && setup.is_ok());
+        let (Ok(module), Ok(setup)) = (module, setup) else { return };
+        for metric in [QualityMetric::Exact, QualityMetric::MaxRelative(0.0)] {
+            let r = tune(&module, &setup, metric, 64);
+            assert!(r.is_ok(), "{r:?}");
+            let Ok(r) = r else { return };
+            let body = module.functions.values().next().and_then(|f| f.body.as_ref());
+            let Some(body) = body else { return };
+            let named: BTreeMap<&str, u8> = r
+                .formats
+                .iter()
+                .filter_map(|(&(_, reg), &b)| {
+                    let h = body.regs.handles().find(|h| h.raw() == reg)?;
+                    Some((body.regs.get(h)?.name.as_str(), b))
+                })
+                .collect();
+            assert_eq!(named, BTreeMap::from([("%f1", 12), ("%f2", 8), ("%f3", 12)]), "{metric:?}");
+            assert_eq!((r.runs, r.capped, r.candidates, r.deviation), (19, false, 3, 0.0));
+        }
+        // A cap of 4 runs: the reference and %f1's 28, 24, 20 → capped with %f1 at 20.
+        let capped = tune(&module, &setup, QualityMetric::Exact, 4);
+        assert!(capped.as_ref().is_ok_and(|r| r.capped && r.runs == 4 && r.formats.values().eq([20u8].iter())));
+    }
+
+    /// Relative deviation: 1 → 1.1 is 10 %; a zero that changes, or a NaN that appears, is
+    /// infinite; two NaNs agree.
+    #[test]
+    fn max_relative_deviation_over_buffers() {
+        let m = |v: vec::Vec<Value>| BTreeMap::from([(0usize, v)]);
+        let r = m(vec![Value::Single(1.0), Value::Single(-2.0), Value::Single(f32::NAN)]);
+        let g = m(vec![Value::Single(1.1), Value::Single(-2.0), Value::Single(f32::NAN)]);
+        let d = max_relative_deviation(&r, &g);
+        assert!((d - 0.1).abs() < 1e-6, "{d}");
+        let z = m(vec![Value::Single(0.0)]);
+        assert_eq!(max_relative_deviation(&z, &m(vec![Value::Single(1e-30)])), f64::INFINITY);
+        assert_eq!(
+            max_relative_deviation(&m(vec![Value::Single(1.0)]), &m(vec![Value::Single(f32::NAN)])),
+            f64::INFINITY
+        );
+    }
+}

@@ -69,8 +69,11 @@ def occupancy():
 
 def functional():
     text = read(os.path.join(OUT, "functional.txt"))
-    passed = sum(int(n) for n in re.findall(r"ok\. (\d+) passed", text))
-    failed = sum(int(n) for n in re.findall(r"(\d+) failed", text))
+    # cargo's "test result: ok. N passed; M failed" and the file-test harness's "file tests: N
+    # passed; M failed" (one cargo test running the whole harness is not counted twice).
+    lines = [l for l in text.splitlines() if not l.startswith("file_tests: test result")]
+    passed = sum(int(n) for l in lines for n in re.findall(r"(\d+) passed", l))
+    failed = sum(int(n) for l in lines for n in re.findall(r"(\d+) failed", l))
     cases = len([f for f in os.listdir(os.path.join(ROOT, "tests", "cases", "exec")) if f.endswith(".ptx")])
     if not text:
         return f"{cases} exec file tests (not run in this run)"

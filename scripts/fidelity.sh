@@ -43,7 +43,7 @@ step "functional outputs vs expected"
 : > "$out/functional.txt"
 for t in file_tests exec_examples exec_bfs exec_corpus_kernels; do
     release_test "$t" --nocapture
-    grep -h "^test result" "$out/$t.txt" | sed "s/^/$t: /" >> "$out/functional.txt"
+    grep -h "^test result\|^file tests:" "$out/$t.txt" | sed "s/^/$t: /" >> "$out/functional.txt"
 done
 
 if [ -z "${FIDELITY_QUICK:-}" ]; then

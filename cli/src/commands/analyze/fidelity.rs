@@ -348,6 +348,17 @@ also narrows 64-bit arithmetic it can prove small and computes shared-memory add
 bits. Narrowing shared-memory addresses was tried (it matches the SASS) but, without a model of
 the latency scheduling, it moves the median from 0.94 to 0.88, so it is not in the estimate.
 
+The ten worst, read by hand: the two `synthetic__cnp` kernels call `cudaGetParameterBuffer` and
+`cudaLaunchDevice` through the ABI (arguments and results in fixed registers, values live across
+a call in callee-saved ones), which the estimate does not reserve; `init_image_array_GPU` stores
+four independent 64-bit values, and ptxas computes all four addresses before the first store;
+`histogram64Kernel`, `lud_internal` and `tiled_matmul` have loops that ptxas unrolls (the last
+two fully, over a shared-memory tile), keeping several iterations' loads in flight;
+`kernel_compute_cost` (streamcluster) loads a point's coordinates in a loop that ptxas unrolls
+(21 global loads in the PTX, 69 in ptxas's sm_75 SASS); the two four-register Kokkos kernels do no work, where ptxas still reports its sm_80
+minimum's base of four rather than the two we give an empty kernel; `vector_add_scalar.debug`
+is compiled with `.target …, debug`, where ptxas keeps every PTX value in its own register.
+
 Ratio = ours / ptxas; \"within ±15%\" counts kernels with 0.85 ≤ ratio ≤ 1.15. The baseline row is
 the maximum number of live 32-bit PTX register units (no allocation), for contrast. Per kernel,
 \"ptxas (GPGPU-Sim, old CUDA)\" holds the counts GPGPU-Sim recorded from CUDA 8/9 ptxas for the

@@ -16,7 +16,9 @@ use yew::prelude::*;
 
 use crate::components::occupancy_inputs::InputCallbacks;
 use crate::components::storage_notice::{storage_status, unreadable_notice};
-use crate::components::{Editor, ExamplesPicker, Header, KernelPicker, LabArea, OccupancyPanel, Results, ShareBar};
+use crate::components::{
+    Editor, ExamplesPicker, Footer, Header, KernelPicker, LabArea, OccupancyPanel, Results, ShareBar,
+};
 use crate::examples::{self, EXAMPLES};
 use crate::model::occupancy::preset_choices;
 use crate::settings::Settings;
@@ -240,6 +242,7 @@ fn workspace() -> Html {
                 }
             </main>
             <LabArea />
+            <Footer />
         </div>
     }
 }

@@ -51,6 +51,10 @@ pub struct Args {
     /// Print the ptxas comparison table (markdown) from this TSV of ptxas results.
     #[arg(long, value_name = "PTXAS_TSV")]
     pub fidelity_table: Option<PathBuf>,
+    /// With `--fidelity-table`: a second reference, register counts from the GPU driver's JIT
+    /// (TSV: file, kernel, registers), shown beside ptxas's.
+    #[arg(long, value_name = "TSV")]
+    pub device_regs: Option<PathBuf>,
 }
 
 #[derive(Serialize)]
@@ -99,7 +103,7 @@ struct Launch {
 /// Runs the subcommand.
 pub fn run(args: &Args) -> ExitCode {
     if let Some(tsv) = &args.fidelity_table {
-        return fidelity::run(&args.file, tsv);
+        return fidelity::run(&args.file, tsv, args.device_regs.as_deref());
     }
     let src = match std::fs::read_to_string(&args.file) {
         Ok(s) => s,

@@ -12,7 +12,9 @@
 //! the same kernel with a plain `add` of the same type; see `docs/fidelity/registers.md`. Facts
 //! measured the same way: R1 is the stack pointer in every kernel (so it is never allocated), and
 //! on sm_70 and later except sm_75 ptxas reports two registers more than on sm_52 for the same
-//! code and at least 8 for any kernel that computes something.
+//! code and at least 8 for any kernel that computes something; sm_75 reports two more without
+//! that minimum. Turing and later keep warp-uniform integer values in uniform registers, which
+//! the count leaves out (see `alloc_uniform`).
 
 use crate::ir::{Inst, Module, Opcode, Operand, Precision, Type};
 
@@ -49,16 +51,48 @@ impl AllocTarget {
         self.sm >= 70
     }
 
+    /// Whether ptxas loads constant-bank operands that must sit in registers (pointer
+    /// parameters used as addresses) at the top of the block, scheduled ahead of the loads whose
+    /// latency they hide, rather than just before their first use.
+    pub fn hoists_constants(self) -> bool {
+        true
+    }
+
+    /// Turing and later have uniform registers, which `ptxas -v` does not count.
+    pub fn has_uniform_registers(self) -> bool {
+        self.sm >= 75
+    }
+
     /// The register reserved in every kernel (the stack pointer R1).
     pub fn reserved_register(self) -> u32 {
         1
     }
 
-    /// The count ptxas reports for a kernel whose allocation uses registers `0..used`.
-    pub fn reported(self, used: u32, trivial: bool) -> u32 {
+    /// The most registers a thread may have on this target (255 from sm_35 on, 63 before).
+    pub fn max_registers(self) -> u32 {
+        if self.sm >= 35 {
+            255
+        } else {
+            63
+        }
+    }
+
+    /// The count ptxas reports for a kernel whose allocation uses registers `0..used`, and the
+    /// bytes per thread it would spill to local memory (`ptxas -v`'s "spill stores") when that
+    /// exceeds [`Self::max_registers`]: 4 bytes for each register over the limit.
+    pub fn reported_with_spill(self, used: u32, trivial: bool) -> (u32, u32) {
+        let wanted = self.reported(used, trivial);
+        let cap = self.max_registers();
+        (wanted.min(cap), wanted.saturating_sub(cap) * 4)
+    }
+
+    /// The count ptxas would report for registers `0..used` without the per-thread limit.
+    fn reported(self, used: u32, trivial: bool) -> u32 {
         let used = used.max(2);
         if self.volta_like() && !trivial {
             (used + 2).max(8)
+        } else if self.sm == 75 && !trivial {
+            used + 2
         } else {
             used
         }

@@ -47,6 +47,9 @@ pub(crate) struct Values {
     pub units: Vec<u32>,
     /// `(instruction, destination web, source web)` of register-to-register copies.
     pub copies: Vec<(Handle<Inst>, Web, Web)>,
+    /// Webs held in uniform registers (see `alloc_uniform`; empty before Turing): like
+    /// rematerialised webs, but copied to a register where they are used, never hoisted.
+    pub uniform: Vec<bool>,
 }
 
 impl Values {
@@ -79,7 +82,14 @@ impl Values {
             web_of_def[d as usize] = web_of_root[root];
         }
         let units = class.iter().map(|c| c.units32()).collect();
-        let mut values = Values { web_of_def, remat: vec![true; class.len()], class, units, copies: Vec::new() };
+        let mut values = Values {
+            web_of_def,
+            remat: vec![true; class.len()],
+            class,
+            units,
+            copies: Vec::new(),
+            uniform: Vec::new(),
+        };
         values.find_copies(body, du);
         values.find_remat(kernel, body, du);
         values.find_narrow(body, du);
@@ -102,6 +112,7 @@ impl Values {
         dom: &Dominators,
         loops: &Loops,
         du: &DefUse,
+        hoist: bool,
     ) -> Vec<(Handle<Inst>, Web)> {
         let mut uses_of: Vec<Vec<Handle<Inst>>> = vec![Vec::new(); self.len()];
         for (u, usage) in du.uses().iter().enumerate() {
@@ -114,14 +125,15 @@ impl Values {
         for (w, insts) in uses_of.iter().enumerate() {
             let blocks: Vec<Handle<Block>> = insts.iter().filter_map(|&i| cfg.position(i).map(|p| p.0)).collect();
             let Some(mut at) = blocks.iter().copied().reduce(|a, b| common_dominator(dom, a, b)) else { continue };
-            if let Some(outer) = outermost_loop(loops, at) {
+            let in_place = self.uniform.get(w).copied().unwrap_or(false);
+            if let Some(outer) = outermost_loop(loops, at).filter(|_| !in_place) {
                 at = dom.idom(outer).unwrap_or(at);
             }
             let first_use = insts
                 .iter()
                 .filter_map(|&i| cfg.position(i).filter(|p| p.0 == at).map(|p| (p.1, i)))
                 .min()
-                .map(|(_, i)| i);
+                .map(|(_, i)| if hoist && !in_place { hoisted(body, cfg, at, i) } else { i });
             if let Some(inst) = first_use.or_else(|| body.blocks.get(at).and_then(|b| b.insts.last().copied())) {
                 out.push((inst, w as Web));
             }
@@ -197,6 +209,25 @@ impl Values {
             }
         }
     }
+}
+
+/// Where ptxas materialises a constant-bank value first needed by `use_at` in block `at`: ahead
+/// of the earliest memory load of the block that precedes `use_at` (issued early so the move
+/// overlaps that load's latency), or at `use_at` if no load precedes it.
+fn hoisted(body: &Body, cfg: &Cfg, at: Handle<Block>, use_at: Handle<Inst>) -> Handle<Inst> {
+    let Some(block) = body.blocks.get(at) else { return use_at };
+    let end = cfg.position(use_at).map_or(0, |p| p.1);
+    block
+        .insts
+        .iter()
+        .take(end)
+        .copied()
+        .find(|&ih| {
+            body.insts.get(ih).is_some_and(|i| {
+                matches!(i.opcode, Opcode::Ld | Opcode::Ldu) && !i.mods.space.is_some_and(StateSpace::is_param)
+            })
+        })
+        .unwrap_or(use_at)
 }
 
 /// The header of the outermost loop containing `b`.

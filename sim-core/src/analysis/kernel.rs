@@ -68,7 +68,16 @@ impl KernelAnalysis {
         let def_use = DefUse::compute(kernel, &cfg);
         let use_counts = UseCounts::compute(&def_use);
         let uniformity = Uniformity::compute(kernel, &cfg, &post_dominators, &def_use, uniformity);
-        let allocation = Allocation::compute(kernel, &cfg, &dominators, &loops, &def_use, &liveness, target);
+        let allocation = Allocation::compute_uniform(
+            kernel,
+            &cfg,
+            &dominators,
+            &loops,
+            &def_use,
+            &liveness,
+            Some(&uniformity),
+            target,
+        );
         KernelAnalysis {
             cfg,
             dominators,
@@ -88,6 +97,8 @@ impl KernelAnalysis {
 pub struct ModuleAnalysis {
     functions: Vec<Option<KernelAnalysis>>,
     registers: Vec<u32>,
+    /// The target's maximum registers per thread (a caller's total never exceeds it).
+    cap: u32,
 }
 
 impl ModuleAnalysis {
@@ -99,7 +110,7 @@ impl ModuleAnalysis {
             .values()
             .map(|f| f.body.as_ref().map(|_| KernelAnalysis::compute_for(f, opts.uniformity, target)))
             .collect();
-        let mut m = ModuleAnalysis { registers: vec![0; functions.len()], functions };
+        let mut m = ModuleAnalysis { registers: vec![0; functions.len()], functions, cap: target.max_registers() };
         let mut state = vec![0u8; m.functions.len()];
         for f in 0..m.functions.len() {
             m.total(f, &mut state);
@@ -149,7 +160,7 @@ impl ModuleAnalysis {
             let inner = callee.map_or(0, |c| self.total(c, state));
             total = total.max(inner.max(across));
         }
-        self.registers[f] = total;
+        self.registers[f] = total.min(self.cap);
         state[f] = 2;
         total
     }

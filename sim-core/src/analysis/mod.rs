@@ -34,6 +34,7 @@
 //! | [`rebuild`] | the common tail of the IR → IR passes: a body from new instruction lists |
 
 mod alloc_target;
+mod alloc_uniform;
 pub(crate) mod alloc_values;
 pub mod annotations;
 pub mod bitset;

@@ -25,6 +25,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::alloc_target::AllocTarget;
+use super::alloc_uniform::uniform_webs;
 use super::alloc_values::{Values, Web};
 use super::cfg::Cfg;
 use super::def_use::{DefId, DefUse};
@@ -32,12 +33,14 @@ use super::dominators::Dominators;
 use super::interference::{Graph, Groups};
 use super::liveness::Liveness;
 use super::loops::Loops;
+use super::uniformity::Uniformity;
 use crate::ir::{Block, Function, Handle, Inst};
 
 /// A register assignment for one function.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Allocation {
     registers: u32,
+    spill_bytes: u32,
     predicates: u32,
     start: Vec<Option<u32>>,
     web_of_def: Vec<u32>,
@@ -46,7 +49,8 @@ pub struct Allocation {
 }
 
 impl Allocation {
-    /// Allocates registers for `kernel`.
+    /// Allocates registers for `kernel`, without uniform registers ([`Self::compute_uniform`] with
+    /// no uniformity).
     pub fn compute(
         kernel: &Function,
         cfg: &Cfg,
@@ -56,9 +60,61 @@ impl Allocation {
         live: &Liveness,
         target: AllocTarget,
     ) -> Allocation {
+        Allocation::compute_uniform(kernel, cfg, dom, loops, du, live, None, target)
+    }
+
+    /// Allocates registers for `kernel`; with `uniformity`, on targets that have them, warp-uniform
+    /// integer values take uniform registers, which the count leaves out (as
+    /// [`super::KernelAnalysis`] does). The count also follows ptxas's early loads of parameters
+    /// (`AllocTarget::hoists_constants`). The physical registers ([`Self::physical`], which the
+    /// timing model's banks see) stay those of the allocation without these two refinements, so
+    /// that they change occupancy only, not which bank a value sits in.
+    #[allow(clippy::too_many_arguments, reason = "the analyses the allocation reads, as in compute")]
+    pub fn compute_uniform(
+        kernel: &Function,
+        cfg: &Cfg,
+        dom: &Dominators,
+        loops: &Loops,
+        du: &DefUse,
+        live: &Liveness,
+        uniformity: Option<&Uniformity>,
+        target: AllocTarget,
+    ) -> Allocation {
+        let plain = Allocation::assign(kernel, cfg, dom, loops, du, live, None, target, false);
+        if uniformity.is_none() && !target.hoists_constants() {
+            return plain;
+        }
+        let model = Allocation::assign(kernel, cfg, dom, loops, du, live, uniformity, target, true);
+        Allocation {
+            registers: model.registers,
+            spill_bytes: model.spill_bytes,
+            across_calls: model.across_calls,
+            ..plain
+        }
+    }
+
+    /// One colouring: with `uniformity`, uniform registers; with `hoist`, parameters loaded early.
+    #[allow(clippy::too_many_arguments, reason = "the analyses the allocation reads, and two switches")]
+    fn assign(
+        kernel: &Function,
+        cfg: &Cfg,
+        dom: &Dominators,
+        loops: &Loops,
+        du: &DefUse,
+        live: &Liveness,
+        uniformity: Option<&Uniformity>,
+        target: AllocTarget,
+        hoist: bool,
+    ) -> Allocation {
         let Some(body) = &kernel.body else { return Allocation::default() };
-        let values = Values::compute(kernel, du);
-        let sinks = values.sink_points(body, cfg, dom, loops, du);
+        let mut values = Values::compute(kernel, du);
+        if let Some(u) = uniformity.filter(|_| target.has_uniform_registers()) {
+            values.uniform = uniform_webs(body, du, &values, u);
+            for (w, &ur) in values.uniform.iter().enumerate() {
+                values.remat[w] |= ur;
+            }
+        }
+        let sinks = values.sink_points(body, cfg, dom, loops, du, hoist && target.hoists_constants());
         let graph = Graph::build(body, cfg, du, &values, &sinks, target);
         let mut groups = Groups::new(graph.adj.clone(), graph.units.clone());
         groups.coalesce(&values, loops, cfg);
@@ -67,18 +123,24 @@ impl Allocation {
         let units: Vec<u32> = (0..groups.n).map(|w| groups.units[w]).collect();
         let used = (0..groups.n).filter_map(|w| start[w].map(|s| s + units[w])).max().unwrap_or(0);
         let trivial = body.insts.values().all(|i| i.opcode.is_terminator());
-        let registers = target.reported(used, trivial);
+        let (registers, spill_bytes) = target.reported_with_spill(used, trivial);
         let predicates = body.insts.handles().map(|ih| live.pred_live_in(ih).count() as u32).max().unwrap_or(0);
         let across_calls =
             cfg.call_sites().iter().map(|c| (c.inst, graph.live_across(c.inst, &groups, &start))).collect();
         // Each web takes its coalesced group's registers.
         let start = (0..groups.n as u32).map(|w| start[groups.find_const(w) as usize]).collect();
-        Allocation { registers, predicates, start, web_of_def: values.web_of_def, units, across_calls }
+        Allocation { registers, spill_bytes, predicates, start, web_of_def: values.web_of_def, units, across_calls }
     }
 
     /// 32-bit registers per thread for this function alone (callees not included).
     pub fn registers(&self) -> u32 {
         self.registers
+    }
+
+    /// Bytes per thread spilled to local memory because the estimate exceeds the target's
+    /// maximum registers per thread (0 almost always; `registers` is then that maximum).
+    pub fn spill_bytes(&self) -> u32 {
+        self.spill_bytes
     }
 
     /// Predicate registers live at once (at most 7 exist per thread on NVIDIA GPUs).
@@ -142,16 +204,71 @@ fn colour_order(
 mod tests {
     use super::*;
     use crate::analysis::test_util::kernel;
+    use alloc::format;
+    use alloc::string::String;
 
     fn allocate(body: &str, sm: u32) -> Allocation {
         let m = kernel(body);
         let f = &m.functions[Handle::from_index(0)];
         let cfg = Cfg::compute(f);
         let dom = Dominators::compute(&cfg);
+        let pdom = crate::analysis::dominators::PostDominators::compute(&cfg);
         let loops = Loops::compute(&cfg, &dom);
         let du = DefUse::compute(f, &cfg);
         let live = Liveness::compute(f, &cfg);
-        Allocation::compute(f, &cfg, &dom, &loops, &du, &live, AllocTarget { sm })
+        let uni = Uniformity::compute(f, &cfg, &pdom, &du, Default::default());
+        Allocation::compute_uniform(f, &cfg, &dom, &loops, &du, &live, Some(&uni), AllocTarget { sm })
+    }
+
+    #[test]
+    fn turing_reports_two_more_without_the_volta_minimum() {
+        // Same code as below: 2 registers on sm_52, 2 + 2 = 4 on sm_75 (ptxas 12.6), 8 on sm_80.
+        let body = ".reg .b32 %r<3>;
+             mov.u32 %r1, %tid.x;
+             add.s32 %r2, %r1, 1;
+             st.global.u32 [0], %r2;
+             ret;";
+        assert_eq!(allocate(body, 75).registers(), 4);
+    }
+
+    #[test]
+    fn uniform_integer_values_take_no_register_on_turing_and_later() {
+        // %r1 (ctaid) and %r2 = %r1 * 4 are warp-uniform integer values: uniform registers on
+        // sm_75+ (S2UR, UIMAD), copied to R0 only as the stored data. On sm_52 they need R0 and
+        // R2 (%r1 dies at the mul, %r2 lives to the store: 1 + R1 reserved = 2 at least; the
+        // store address is an immediate). sm_80: R0 for the store, +2 reported, at least 8.
+        let body = ".reg .b32 %r<4>;
+             mov.u32 %r1, %ctaid.x;
+             mul.lo.u32 %r2, %r1, 4;
+             mov.u32 %r3, %tid.x;
+             add.s32 %r3, %r3, %r2;
+             st.global.u32 [0], %r3;
+             st.global.u32 [8], %r2;
+             ret;";
+        // sm_52: %r2 (R0) and %r3 (R2) live together at the first store → 3 registers.
+        assert_eq!(allocate(body, 52).registers(), 3);
+        // sm_75: %r2 in a uniform register, copied to a register only for the second store, after
+        // %r3 died: R0 for both → 1, at least 2, + 2 = 4.
+        assert_eq!(allocate(body, 75).registers(), 4);
+    }
+
+    #[test]
+    fn an_estimate_over_the_limit_is_capped_and_spills() {
+        // 130 64-bit values loaded, then all stored: all live at once. With R1 reserved the
+        // aligned pairs take R2…R261 (R0 stays free: a pair cannot start there), so 262 are
+        // wanted on sm_52, where at most 255 exist: 255 reported, (262 − 255) × 4 = 28 bytes spilled.
+        let mut body = String::from(".reg .b64 %rd<200>;\n");
+        for i in 0..130 {
+            body.push_str(&format!("ld.global.u64 %rd{i}, [{}];\n", 8 * i));
+        }
+        for i in 0..130 {
+            body.push_str(&format!("st.global.u64 [{}], %rd{i};\n", 8 * i + 4096));
+        }
+        body.push_str("ret;");
+        let a = allocate(&body, 52);
+        assert_eq!(a.registers(), 255);
+        assert_eq!(a.spill_bytes(), 28);
+        assert_eq!(allocate("ret;", 52).spill_bytes(), 0);
     }
 
     #[test]

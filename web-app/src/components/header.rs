@@ -1,7 +1,10 @@
-//! The page header: the name, what the page is, the examples picker, and where the text is kept.
+//! The page header (the name, what the page is, the examples picker) and the page footer (where
+//! the fidelity report is).
 //!
 //! ```text
 //! RegLab  GPU register-file laboratory          Example: [Load an example… ▾]
+//! …
+//! How close RegLab is to ptxas, NVIDIA's calculator, GPGPU-Sim and the papers: fidelity report
 //! ```
 
 use yew::prelude::*;
@@ -25,5 +28,20 @@ pub fn header(props: &HeaderProps) -> Html {
             </div>
             <div class="header-tools">{ props.children.clone() }</div>
         </header>
+    }
+}
+
+/// Where the fidelity report is published: `docs/fidelity/` copied beside the page by Trunk
+/// (`static/index.html`), its index `README.md`.
+pub const FIDELITY_REPORT: &str = "./fidelity/README.md";
+
+/// The footer component: a link to the fidelity report.
+#[function_component(Footer)]
+pub fn footer() -> Html {
+    html! {
+        <footer class="app-footer">
+            { "How close RegLab is to ptxas, NVIDIA's occupancy calculator, GPGPU-Sim and the papers: " }
+            <a href={FIDELITY_REPORT}>{ "fidelity report" }</a>
+        </footer>
     }
 }

@@ -26,7 +26,7 @@ pub mod storage_notice;
 pub use chart::Chart;
 pub use editor::Editor;
 pub use examples_picker::ExamplesPicker;
-pub use header::Header;
+pub use header::{Footer, Header};
 pub use kernel_picker::KernelPicker;
 pub use lab_area::LabArea;
 pub use launch_editor::LaunchEditor;

@@ -1,0 +1,66 @@
+//! Values that ptxas keeps in *uniform registers* (UR0–UR62, Turing and later), which
+//! `ptxas -v` does not count among the registers a kernel uses.
+//!
+//! ```text
+//! mov.u32 %r1, %ctaid.x;          // S2UR UR4, SR_CTAID.X          — uniform register
+//! ld.param.u64 %rd1, [p + 8];     // ULDC.64 UR6, c[0x0][0x168]    — uniform register
+//! mul.wide.u32 %rd2, %r1, 24;     // UIMAD.WIDE.U32 UR4, UR4, 0x18 — uniform register
+//! add.s64 %rd3, %rd1, %rd2;       // UIADD3 …                      — uniform register
+//! ld.global.f32 %f1, [%rd3];      // the address must sit in R2:R3 on sm_80: MOV R2, UR4 …
+//! ```
+//!
+//! A web qualifies when every definition is uniform (see `uniformity`), is an integer or bitwise
+//! operation the uniform datapath has (moves, add, sub, integer multiply, shifts, logic, integer
+//! conversions, selects, parameter loads), and reads only qualifying or rematerialised webs.
+//! Such a web then behaves like a rematerialised one: it takes a regular register only where an
+//! instruction must read a regular register (an address on sm_80+, data stored), copied from its
+//! uniform register just before. Observed with ptxas 12.6 and nvdisasm on sm_80 corpus kernels.
+
+use alloc::vec::Vec;
+
+use super::alloc_values::Values;
+use super::def_use::DefUse;
+use super::uniformity::Uniformity;
+use crate::ir::{Body, Inst, Opcode, Operand, StateSpace, WidthClass};
+
+/// For each web of `values`: whether it lives in a uniform register.
+pub(crate) fn uniform_webs(body: &Body, du: &DefUse, values: &Values, uniformity: &Uniformity) -> Vec<bool> {
+    let mut ok: Vec<bool> =
+        (0..values.len()).map(|w| values.class[w] != WidthClass::Pred && !values.remat[w]).collect();
+    for (d, def) in du.defs().iter().enumerate() {
+        let w = values.web_of_def[d] as usize;
+        let fits = uniformity.is_uniform_def(d as u32) && body.insts.get(def.inst).is_some_and(datapath_op);
+        ok[w] &= fits;
+    }
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (d, def) in du.defs().iter().enumerate() {
+            let w = values.web_of_def[d] as usize;
+            for &u in du.uses_at(def.inst) {
+                let Some(src) = values.web_of_use(du, u) else { continue };
+                let src_ok =
+                    ok[src as usize] || values.remat[src as usize] || values.class[src as usize] == WidthClass::Pred;
+                if ok[w] && !src_ok {
+                    ok[w] = false;
+                    changed = true;
+                }
+            }
+        }
+    }
+    ok
+}
+
+/// Whether the uniform datapath has an instruction for `inst` (integer and bitwise only).
+fn datapath_op(inst: &Inst) -> bool {
+    use Opcode::*;
+    let integer = inst.types.iter().all(|t| !t.is_float());
+    let ok_op = match inst.opcode {
+        Mov | Add | Sub | Shl | Shr | And | Or | Xor | Not | Selp | Cvt => true,
+        Mul | Mad => inst.mods.mul_mode != Some(crate::ir::MulMode::Hi),
+        Ld => inst.mods.space.is_some_and(StateSpace::is_param) && inst.mods.vec.is_none(),
+        _ => false,
+    };
+    let no_vector = !inst.operands.iter().any(|op| matches!(op, Operand::Vector(_)));
+    ok_op && integer && no_vector && inst.guard.is_none()
+}

@@ -157,7 +157,7 @@ fn plan_function(
     }
     let alloc = allocate(&live, slice_bits, &[target.reserved_register()]);
     let trivial = body.insts.values().all(|i| i.opcode.is_terminator());
-    let after = target.reported(alloc.registers, trivial);
+    let after = target.reported_with_spill(alloc.registers, trivial).0;
     record(&mut p, f, du, &values, &widths, &owner, &alloc);
     p.registers_slices = after;
     if after >= before {
@@ -212,7 +212,7 @@ fn live_spans(f: &Function, a: &KernelAnalysis, values: &Values, pos: &[u32]) ->
             }
         }
     }
-    let sinks = values.sink_points(body, &a.cfg, &a.dominators, &a.loops, du);
+    let sinks = values.sink_points(body, &a.cfg, &a.dominators, &a.loops, du, false);
     for (ih, w) in sinks {
         let at = 2 * pos.get(ih.index()).copied().unwrap_or(0);
         if let Some(Some((lo, hi))) = spans.get_mut(w as usize) {

@@ -131,6 +131,19 @@ impl ChipRun {
         }
     }
 
+    /// Makes this run number `run` among those sharing the feed (the store of pieces tells
+    /// their takes apart).
+    pub fn set_stream_run(&mut self, run: usize) {
+        for sm in self.sms.iter_mut() {
+            sm.stream_run = run;
+        }
+    }
+
+    /// Instructions the windows of CTAs that arrived in pieces hold in this run.
+    pub fn window_instructions(&self) -> u64 {
+        self.sms.iter().map(Sm::window_instructions).sum()
+    }
+
     /// The run has ended (finished or out of budget).
     pub fn done(&self) -> bool {
         self.outcome != Outcome::Running
@@ -179,7 +192,12 @@ impl ChipRun {
                     .min(stop.saturating_sub(1))
                     .max(t)
             };
-            let last = if end == t { self.simulate_cycle(t, timed) } else { self.simulate_window(t, end, timed)? };
+            let last = if end == t { Ok(self.simulate_cycle(t, timed)) } else { self.simulate_window(t, end, timed) };
+            // A CTA that could not be continued ended its warps early: its error comes first.
+            if let Some(e) = feed.failure() {
+                return Err(TimingError::Source(e));
+            }
+            let last = last?;
             self.end_of_cycle(end, feed, (program, timed), gpu, options)?;
             if self.dispatcher.drained && self.dispatcher.in_flight() == 0 {
                 self.close(end + 1);
@@ -344,7 +362,7 @@ impl ChipRun {
             },
             stalls,
             register_file: register_file_report(scheme),
-            values: feed.values.report(),
+            values: feed.values_report(),
             occupancy_over_time: self.timeline.clone(),
             memory,
             cta_park_requests: residency.parks,

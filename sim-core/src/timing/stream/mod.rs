@@ -12,6 +12,7 @@
 
 pub mod exec_source;
 pub mod feed;
+pub mod store;
 pub mod timed_source;
 pub mod trace;
 pub mod values;

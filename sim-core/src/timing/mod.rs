@@ -132,8 +132,9 @@ pub struct Progress {
 /// Cycles one run advances before the driver looks at the others again.
 const QUANTUM: u64 = 4096;
 
-/// Cycles a run may be ahead of the run furthest behind before that one goes first.
-const SPREAD: u64 = 4 * QUANTUM;
+/// Warp-instructions the pieces of unfinished CTAs may hold before the run that has taken the
+/// fewest goes first.
+const HOLD: u64 = 1 << 17;
 
 /// One timing run: a registered scheme and the transform its program comes from (the entry's
 /// own for [`Simulation::from_launch`]; tests pass their own).
@@ -377,16 +378,15 @@ impl Simulation {
     }
 
     /// The run to advance next among those with cycles `left`: the one that has taken the
-    /// fewest CTAs (whole CTAs wait in the feed until every run has taken them), unless it is
-    /// more than [`SPREAD`] cycles ahead of the run furthest behind, which then goes first (the
-    /// pieces of CTAs that arrive unfinished wait until every run has replayed them).
+    /// fewest CTAs (whole CTAs wait in the feed until every run has taken them), unless the
+    /// pieces of CTAs that arrived unfinished hold more than [`HOLD`] warp-instructions: then
+    /// the run that has taken the fewest pieces (they wait for it).
     fn pick(&self, left: &[u64]) -> Option<usize> {
         let going = || (0..self.runs.len()).filter(|&i| left.get(i).is_some_and(|&l| l > 0));
-        let key = |i: usize, f: fn(&ChipRun) -> u64| self.runs.get(i).map_or(u64::MAX, f);
-        let fewest = going().min_by_key(|&i| key(i, |r| r.dispatcher.next))?;
-        let behind = going().min_by_key(|&i| key(i, ChipRun::cycle))?;
-        let spread = key(fewest, ChipRun::cycle).saturating_sub(key(behind, ChipRun::cycle));
-        Some(if spread > SPREAD { behind } else { fewest })
+        if self.feed.pieces(0).0 > HOLD {
+            return going().min_by_key(|&i| self.feed.pieces(i).1);
+        }
+        going().min_by_key(|&i| self.runs.get(i).map_or(u64::MAX, |r| r.dispatcher.next))
     }
 
     /// Instructions held for replay beyond the CTAs' first streams: the pieces waiting in the

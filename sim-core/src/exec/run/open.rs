@@ -93,6 +93,11 @@ impl Run {
         self.cta_next >= step.grid.iter().map(|&g| u64::from(g)).product::<u64>()
     }
 
+    /// Whether a CTA follows the current launch's (a later launch, or another round).
+    pub fn launches_follow(&self) -> bool {
+        self.step_index + 1 < self.plan.steps.len() || self.plan.repeat.is_some()
+    }
+
     /// Runs `cta` for at most `limit` warp-instructions; `true` once it has finished.
     pub fn advance_cta(&mut self, cta: &mut OpenCta, limit: u64) -> Result<bool, ExecError> {
         if cta.done {

@@ -356,7 +356,12 @@ impl Sm {
             slots.push(w as u32);
         }
         let live_warps = slots.len() as u32;
-        let pieces = stream.more.as_ref().map(|_| refill::Pieces::new(&stream.warps));
+        let (pieces, stream) = if stream.more.is_some() {
+            let (p, header) = refill::Pieces::new(&stream);
+            (Some(p), header)
+        } else {
+            (None, stream)
+        };
         if live_warps == 0 {
             self.finished.push(number);
             self.finished_at.get_or_insert(now);

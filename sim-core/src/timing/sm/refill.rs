@@ -16,13 +16,14 @@ use alloc::vec::Vec;
 
 use super::Sm;
 use crate::timing::stream::store::Fetch;
+use crate::timing::stream::trace::CtaStream;
 use crate::timing::stream::warp_stream::WarpStream;
 
 /// Instructions a window keeps behind the position its replay stands at.
-pub const KEEP_BEHIND: u32 = 1 << 14;
+pub const KEEP_BEHIND: u32 = 1 << 12;
 
 /// A window is trimmed once it holds this many instructions behind its replay.
-const TRIM_AT: u32 = 1 << 15;
+const TRIM_AT: u32 = 1 << 13;
 
 /// The windows of a CTA that arrives in pieces.
 #[derive(Clone, Debug)]
@@ -36,9 +37,17 @@ pub struct Pieces {
 }
 
 impl Pieces {
-    /// Windows starting with the CTA's first streams.
-    pub fn new(first: &[WarpStream]) -> Self {
-        Pieces { windows: first.to_vec(), next: alloc::vec![1; first.len()], ended: alloc::vec![false; first.len()] }
+    /// Windows starting with the CTA's first streams, and the CTA without them (what the SM
+    /// keeps of it: the first streams leave memory once every run has its own copy).
+    pub fn new(cta: &Rc<CtaStream>) -> (Self, Rc<CtaStream>) {
+        let first = &cta.warps;
+        let pieces = Pieces {
+            windows: first.to_vec(),
+            next: alloc::vec![1; first.len()],
+            ended: alloc::vec![false; first.len()],
+        };
+        let header = CtaStream { launch: cta.launch, shape: cta.shape, warps: Vec::new(), more: cta.more.clone() };
+        (pieces, Rc::new(header))
     }
 
     /// Instructions the windows hold (a memory measure).

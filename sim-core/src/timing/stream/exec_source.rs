@@ -220,7 +220,7 @@ impl CtaSource for ExecSource {
     }
 
     fn ready(&self) -> bool {
-        self.open.is_empty() || !self.run.next_opens_launch()
+        self.open.is_empty() || !self.run.next_opens_launch() || !self.run.launches_follow()
     }
 
     fn total_ctas(&self) -> Option<u64> {

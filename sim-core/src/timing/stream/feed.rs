@@ -80,6 +80,12 @@ impl Feed {
         self.store.borrow_mut().run_ended(run);
     }
 
+    /// Warp-instructions held in pieces now, and the pieces run `run` has taken.
+    pub fn pieces(&self, run: usize) -> (u64, u64) {
+        let st = self.store.borrow();
+        (st.held(), st.taken(run))
+    }
+
     /// The most warp-instructions the pieces of unfinished CTAs held at any time (a memory
     /// measure; the CTAs' first streams, held by the window, are not counted).
     pub fn max_held(&self) -> u64 {

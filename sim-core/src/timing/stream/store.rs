@@ -104,6 +104,8 @@ pub struct Store {
     held: u64,
     /// The most warp-instructions held in pieces at any time.
     pub max_held: u64,
+    /// Per run: pieces it has taken.
+    taken: Vec<u64>,
 }
 
 impl Store {
@@ -119,6 +121,7 @@ impl Store {
             values,
             held: 0,
             max_held: 0,
+            taken: alloc::vec![0; runs],
         }
     }
 
@@ -140,6 +143,16 @@ impl Store {
     /// The source, to read.
     pub fn source_ref(&self) -> &dyn CtaSource {
         &*self.source
+    }
+
+    /// Warp-instructions held in pieces now.
+    pub fn held(&self) -> u64 {
+        self.held
+    }
+
+    /// Pieces run `run` has taken.
+    pub fn taken(&self, run: usize) -> u64 {
+        self.taken.get(run).copied().unwrap_or(0)
     }
 
     /// What continuing a CTA failed with, if it did.
@@ -180,6 +193,9 @@ impl Store {
             if let Some(piece) = k.checked_sub(p.first).and_then(|i| p.pieces.get(i as usize)).cloned() {
                 if let Some(n) = p.next.get_mut(run) {
                     *n = k + 1;
+                }
+                if let Some(t) = self.taken.get_mut(run) {
+                    *t += 1;
                 }
                 self.drop_taken(cta, warp);
                 return Fetch::Piece(piece);

@@ -57,6 +57,10 @@ impl ExecSource {
     /// Starts the next CTA and runs it for up to [`EAGER`] warp-instructions.
     pub(super) fn open_next(&mut self) -> Result<Option<CtaStream>, Failure> {
         if self.run.next_opens_launch() && !self.open.is_empty() {
+            if !self.run.launches_follow() {
+                // The last launch's CTAs are all out: nothing follows (the open ones go on).
+                return Ok(None);
+            }
             self.finish_open()?;
         }
         let Some(mut cta) = self.run.open_cta()? else { return Ok(None) };
@@ -134,5 +138,81 @@ impl ExecSource {
             self.open.insert(n, open);
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::{LaunchSetup, RunOptions, TraceOptions};
+    use crate::timing::stream::exec_source::SourceOptions;
+    use crate::timing::stream::trace::VecSource;
+    use crate::timing::{Program, Simulation, TimingOptions};
+    use alloc::boxed::Box;
+
+    /// Each thread sums its element `n` times: 6 instructions an iteration (a load, a barrier).
+    const LOOP: &str = ".version 7.0\n.target sm_70\n.address_size 64\n\
+        .visible .entry sum(.param .u64 buf, .param .u32 n)\n{\n\
+        .reg .b32 %r<8>;\n.reg .pred %p<2>;\n.reg .b64 %rd<4>;\n.reg .f32 %f<3>;\n\
+        ld.param.u64 %rd1, [buf];\nld.param.u32 %r1, [n];\nmov.u32 %r2, %tid.x;\n\
+        mul.wide.u32 %rd2, %r2, 4;\nadd.s64 %rd3, %rd1, %rd2;\nmov.u32 %r3, 0;\nmov.f32 %f1, 0f00000000;\n\
+        $L:\nld.global.f32 %f2, [%rd3];\nadd.f32 %f1, %f1, %f2;\nadd.s32 %r3, %r3, 1;\nbar.sync 0;\n\
+        setp.lt.u32 %p1, %r3, %r1;\n@%p1 bra $L;\nst.global.f32 [%rd3], %f1;\nret;\n}\n";
+
+    fn setup(n: u32) -> LaunchSetup {
+        let json = alloc::format!(
+            r#"{{"kernel": "sum", "grid": [1], "block": [64], "params": [
+                {{"buffer": {{"type": "f32", "len": 64, "init": "random:1"}}}},
+                {{"scalar": {{"type": "u32", "value": {n}}}}}]}}"#
+        );
+        LaunchSetup::from_json(&json).unwrap_or_else(|e| unreachable!("{e:?}"))
+    }
+
+    #[test]
+    fn a_long_cta_in_pieces_gives_the_reports_of_the_whole_stream_and_bounded_memory() {
+        let module = crate::ptx::compile(LOOP).unwrap_or_default();
+        let Some(gpu) = crate::gpu::presets::by_name("turing-rtx2060") else { unreachable!() };
+        let program = Program::decode(&module, &gpu);
+        // 2 warps × 16000 iterations × 6 ≈ 192000 warp-instructions in one CTA: far more than
+        // the EAGER 65536 a CTA runs before it is handed out.
+        let n = 16_000;
+        let options = SourceOptions { values: true, budget: None };
+        let pieces = ExecSource::with_options(&module, &setup(n), &program, options);
+        let Ok(pieces) = pieces else { unreachable!() };
+        // The same CTA recorded whole, as before pieces.
+        let trace = RunOptions { budget: None, trace: TraceOptions { enabled: true, values: true } };
+        let whole = ExecSource::with_options(&module, &setup(n), &program, options).and_then(|mut s| {
+            s.run = crate::exec::Run::new(&module, &setup(n), trace)?;
+            Ok(s.run.next_cta().map(|t| t.map(|t| s.convert(t))))
+        });
+        let Ok(Ok(Some(Ok(whole)))) = whole else { unreachable!() };
+        // Per warp: 7 before the loop, 16000 × 6 in it, the store and `ret`.
+        assert_eq!(whole.warp_instructions(), 2 * (7 + 96_000 + 2));
+        let schemes = ["baseline", "baseline:collector_units=2"];
+        let timing = TimingOptions { values: true, ..TimingOptions::default() };
+        let sim = |src: Box<dyn crate::timing::CtaSource>| {
+            Simulation::new(program.clone(), src, &gpu, &schemes, timing.clone())
+        };
+        let Ok(mut a) = sim(Box::new(pieces)) else { unreachable!() };
+        let Ok(mut b) = sim(VecSource::boxed(alloc::vec![whole])) else { unreachable!() };
+        let mut most = (0, 0);
+        loop {
+            let p = a.step(2000);
+            let (store, windows) = a.held_instructions();
+            most = (most.0.max(store), most.1.max(windows));
+            match p {
+                Ok(p) if p.finished => break,
+                Ok(_) => {}
+                Err(e) => unreachable!("{e}"),
+            }
+        }
+        let (ra, rb) = (a.reports(), b.run_to_end().unwrap_or_default());
+        assert_eq!(ra.len(), 2);
+        assert!(ra.iter().zip(&rb).all(|(x, y)| x == y), "the reports differ");
+        // Pieces wait in the store for the slower run: a few EAGER batches at most. Each run's
+        // windows hold at most a piece plus TRIM_AT behind the replay, per warp.
+        assert!(most.0 <= 3 * EAGER, "store held {}", most.0);
+        assert!(most.1 <= 2 * 2 * (EAGER + (1 << 15)), "windows held {}", most.1);
+        assert!(most.0 > 0, "the CTA came in pieces");
     }
 }

@@ -360,8 +360,7 @@ impl Simulation {
     /// fewest CTAs first, in quanta of 4096 cycles.
     pub fn step(&mut self, max_cycles: u64) -> Result<Progress, TimingError> {
         let mut left: Vec<u64> = self.runs.iter().map(|r| if r.done() { 0 } else { max_cycles }).collect();
-        loop {
-            let Some(i) = self.pick(&left) else { break };
+        while let Some(i) = self.pick(&left) {
             let (Some(run), Some(l)) = (self.runs.get_mut(i), left.get_mut(i)) else { break };
             let q = (*l).min(QUANTUM);
             let before = run.cycle();

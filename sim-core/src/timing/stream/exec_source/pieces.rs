@@ -102,6 +102,9 @@ impl ExecSource {
         }
         if !open.cta.done() || !open.pending.is_empty() {
             self.open.insert(number, open);
+        } else if self.open.is_empty() && self.run.next_opens_launch() && !self.run.launches_follow() {
+            // The last CTA finished: the run closes its last launch ([`ExecSource::run`]'s result).
+            self.run.open_cta()?;
         }
         Ok(out)
     }

@@ -56,6 +56,10 @@ pub struct LaunchCx<'a> {
     pub notices: &'a mut Notices,
 }
 
+/// Warp-instructions a warp runs in one turn before the next ready warp's turn (a warp's turn
+/// also ends at a barrier): a phase shorter than this runs as one piece, warp after warp.
+pub const SLICE: u64 = 1 << 13;
+
 /// A CTA being executed.
 pub struct CtaExec {
     env: Env,
@@ -117,6 +121,30 @@ impl CtaExec {
         Some(CtaTrace { launch, kernel, cta: self.env.ctaid, functions, warps })
     }
 
+    /// Hands over the streams recorded since the last call (with tracing on), one per warp.
+    pub fn take_traces(&mut self) -> Vec<WarpTrace> {
+        let Some(traces) = self.traces.as_mut() else { return Vec::new() };
+        traces
+            .iter_mut()
+            .map(|t| WarpTrace {
+                warp: t.warp,
+                records: core::mem::take(&mut t.records),
+                addresses: core::mem::take(&mut t.addresses),
+                values: core::mem::take(&mut t.values),
+            })
+            .collect()
+    }
+
+    /// Whether warp `i` has finished (`true` past the last warp).
+    pub fn warp_done(&self, i: usize) -> bool {
+        self.state.get(i).is_none_or(|s| *s == State::Done)
+    }
+
+    /// `%ctaid` of the CTA.
+    pub fn ctaid(&self) -> [u32; 3] {
+        self.env.ctaid
+    }
+
     /// Runs for at most `limit` warp-instructions; `true` once every warp has finished.
     pub fn run(&mut self, cx: &mut LaunchCx<'_>, limit: u64) -> Result<bool, ExecError> {
         let start = cx.counters.warp;
@@ -137,8 +165,12 @@ impl CtaExec {
                 continue;
             };
             self.cursor = i;
-            let stop = self.run_one(cx, i, limit - used)?;
+            let turn = cx.counters.warp;
+            let stop = self.run_one(cx, i, (limit - used).min(SLICE))?;
             match stop {
+                // A warp's turn ends after SLICE instructions even without a barrier, so that the
+                // streams of a long phase come out warp by warp in pieces.
+                Stop::Yield if cx.counters.warp - turn >= SLICE => {}
                 Stop::Yield => return Ok(false),
                 Stop::Done => self.state[i] = State::Done,
                 Stop::Barrier(a) if a.kind == BarKind::Arrive => {

@@ -31,6 +31,9 @@ use super::value::Value;
 use super::warp::Env;
 use crate::ir::{Function, Handle, Module};
 
+mod open;
+pub use open::OpenCta;
+
 /// Options of a run beyond the launch setup.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunOptions {

@@ -132,6 +132,17 @@ impl ChipRun {
         self.sms.prepare(module, program);
     }
 
+    /// Makes this run number `run` among those sharing the feed (the store of pieces tells
+    /// their takes apart).
+    pub fn set_stream_run(&mut self, run: usize) {
+        self.sms.set_stream_run(run);
+    }
+
+    /// Instructions the windows of CTAs that arrived in pieces hold in this run.
+    pub fn window_instructions(&self) -> u64 {
+        self.sms.window_instructions()
+    }
+
     /// The run has ended (finished or out of budget).
     pub fn done(&self) -> bool {
         self.outcome != Outcome::Running
@@ -178,7 +189,12 @@ impl ChipRun {
                     .max(t)
             };
             let mut cx = ChipContext { program: timed, l2: &mut self.l2, mem_stats: &mut self.mem_stats };
-            let last = self.sms.advance(t, end, &mut cx)?;
+            let last = self.sms.advance(t, end, &mut cx);
+            // A CTA that could not be continued ended its warps early: its error comes first.
+            if let Some(e) = feed.failure() {
+                return Err(TimingError::Source(e));
+            }
+            let last = last?;
             self.end_of_cycle(end, feed, (program, timed), gpu, options)?;
             if self.dispatcher.drained && self.dispatcher.in_flight() == 0 {
                 self.close(end + 1);
@@ -288,7 +304,7 @@ impl ChipRun {
             },
             stalls,
             register_file: register_file_report(scheme),
-            values: feed.values.report(),
+            values: feed.values_report(),
             occupancy_over_time: self.timeline.clone(),
             memory,
             cta_park_requests: residency.parks,

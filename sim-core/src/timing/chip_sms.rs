@@ -63,6 +63,10 @@ pub(super) trait SmArray {
     fn occupancy(&self) -> (u32, u32, u32);
     /// Calls `f` with each SM's counts, its scheme's counts and its L1.
     fn for_each_stats(&self, f: &mut dyn FnMut(&SmStats, SchemeStats, &L1));
+    /// Makes every SM take its pieces as run number `run` of those sharing the feed.
+    fn set_stream_run(&mut self, run: usize);
+    /// Instructions the windows of CTAs that arrived in pieces hold, over the SMs.
+    fn window_instructions(&self) -> u64;
 }
 
 /// The SMs of a run, all on scheme type `R`.
@@ -89,6 +93,16 @@ impl<R: RegisterFileScheme + ?Sized> Sms<R> {
 impl<R: RegisterFileScheme + ?Sized> SmArray for Sms<R> {
     fn len(&self) -> usize {
         self.sms.len()
+    }
+
+    fn set_stream_run(&mut self, run: usize) {
+        for sm in self.iter_mut() {
+            sm.stream_run = run;
+        }
+    }
+
+    fn window_instructions(&self) -> u64 {
+        self.iter().map(Sm::window_instructions).sum()
     }
 
     fn prepare(&mut self, module: &Module, program: &Program) {

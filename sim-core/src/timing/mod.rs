@@ -133,6 +133,10 @@ pub struct Progress {
 /// Cycles one run advances before the driver looks at the others again.
 const QUANTUM: u64 = 4096;
 
+/// Warp-instructions the pieces of unfinished CTAs may hold before the run that has taken the
+/// fewest goes first.
+const HOLD: u64 = 1 << 17;
+
 /// One timing run: a registered scheme and the transform its program comes from (the entry's
 /// own for [`Simulation::from_launch`]; tests pass their own).
 #[derive(Clone, Debug)]
@@ -363,7 +367,11 @@ impl Simulation {
         for (r, own) in runs {
             chip_runs.push(ChipRun::with_program(r, &gpu, &options, own).map_err(TimingError::SchemeConfig)?);
         }
-        let feed = Feed::new(source, &program);
+        for (i, run) in chip_runs.iter_mut().enumerate() {
+            run.set_stream_run(i);
+        }
+        let mut feed = Feed::new(source, &program);
+        feed.set_runs(chip_runs.len());
         Ok(Simulation { program, gpu, options, feed, runs: chip_runs })
     }
 
@@ -371,21 +379,38 @@ impl Simulation {
     /// fewest CTAs first, in quanta of 4096 cycles.
     pub fn step(&mut self, max_cycles: u64) -> Result<Progress, TimingError> {
         let mut left: Vec<u64> = self.runs.iter().map(|r| if r.done() { 0 } else { max_cycles }).collect();
-        loop {
-            let pick = (0..self.runs.len())
-                .filter(|&i| left.get(i).is_some_and(|&l| l > 0))
-                .min_by_key(|&i| self.runs.get(i).map_or(u64::MAX, |r| r.dispatcher.next));
-            let Some(i) = pick else { break };
+        while let Some(i) = self.pick(&left) {
             let (Some(run), Some(l)) = (self.runs.get_mut(i), left.get_mut(i)) else { break };
             let q = (*l).min(QUANTUM);
             let before = run.cycle();
             run.step(q, &mut self.feed, &self.program, &self.gpu, &self.options)?;
             let used = run.cycle().saturating_sub(before).max(1);
             *l = if run.done() { 0 } else { l.saturating_sub(used) };
+            if run.done() {
+                self.feed.run_ended(i);
+            }
             let keep = self.runs.iter().map(|r| r.dispatcher.next).min().unwrap_or(0);
             self.feed.trim(keep);
         }
         Ok(self.progress())
+    }
+
+    /// The run to advance next among those with cycles `left`: the one that has taken the
+    /// fewest CTAs (whole CTAs wait in the feed until every run has taken them), unless the
+    /// pieces of CTAs that arrived unfinished hold more than [`HOLD`] warp-instructions: then
+    /// the run that has taken the fewest pieces (they wait for it).
+    fn pick(&self, left: &[u64]) -> Option<usize> {
+        let going = || (0..self.runs.len()).filter(|&i| left.get(i).is_some_and(|&l| l > 0));
+        if self.feed.pieces(0).0 > HOLD {
+            return going().min_by_key(|&i| self.feed.pieces(i).1);
+        }
+        going().min_by_key(|&i| self.runs.get(i).map_or(u64::MAX, |r| r.dispatcher.next))
+    }
+
+    /// Instructions held for replay beyond the CTAs' first streams: the pieces waiting in the
+    /// shared store (the most at any time) and the windows of every run now (memory checks).
+    pub fn held_instructions(&self) -> (u64, u64) {
+        (self.feed.max_held(), self.runs.iter().map(ChipRun::window_instructions).sum())
     }
 
     /// Runs every scheme to the end (or its budget) and returns the reports.

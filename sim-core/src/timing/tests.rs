@@ -103,7 +103,7 @@ fn straight_line(src: &str, warps: usize) -> (Program, CtaStream) {
     let n = program.insts.len() as u32;
     let warp = WarpStream::from_plain((0..n).map(|sid| (sid, u32::MAX)));
     let shape = LaunchShape { kernel: 0, threads: 32 * warps as u32, dynamic_smem: 0 };
-    (program, CtaStream { launch: 0, shape, warps: vec![warp; warps] })
+    (program, CtaStream { launch: 0, shape, warps: vec![warp; warps], more: None })
 }
 
 const CHAIN: &str = ".version 7.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n.reg .f32 %f<4>;\n\
@@ -160,15 +160,15 @@ fn the_feed_pulls_ahead_in_batches_but_counts_and_fails_only_what_is_asked_for()
     };
     assert!(matches!(feed.get(0, &program), Ok(Some(_))));
     assert_eq!(pulled.get(), 1 + crate::timing::stream::feed::AHEAD, "CTA 0 and a batch ahead");
-    assert_eq!(feed.values.report(), one_cta(1), "only CTA 0 is counted");
+    assert_eq!(feed.values_report(), one_cta(1), "only CTA 0 is counted");
     assert!(matches!(feed.get(1, &program), Ok(Some(_))));
     assert_eq!(pulled.get(), 1 + crate::timing::stream::feed::AHEAD, "CTA 1 was already there");
-    assert_eq!(feed.values.report(), one_cta(2));
+    assert_eq!(feed.values_report(), one_cta(2));
     // CTA 12 fails while being pulled ahead; CTAs before it are still handed out.
     assert!(matches!(feed.get(8, &program), Ok(Some(_))));
     assert_eq!(pulled.get(), 13);
     assert!(matches!(feed.get(11, &program), Ok(Some(_))));
-    assert_eq!(feed.values.report(), one_cta(12));
+    assert_eq!(feed.values_report(), one_cta(12));
     assert!(
         matches!(feed.get(12, &program), Err(crate::timing::TimingError::Source(crate::timing::error::SourceError::Stream(e))) if e == "CTA 12 faulted")
     );

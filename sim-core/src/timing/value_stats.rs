@@ -80,6 +80,14 @@ impl ValueReport {
     }
 }
 
+/// A warp's values still open between the pieces of its stream ([`ValueStats::add_piece`]).
+#[derive(Clone, Debug, Default)]
+pub struct PieceState {
+    now: u64,
+    /// (unit, instruction number of its last write, reads since).
+    open: Vec<(u32, u64, u32)>,
+}
+
 /// Accumulates value statistics warp by warp.
 #[derive(Clone, Debug, Default)]
 pub struct ValueStats {
@@ -114,7 +122,40 @@ impl ValueStats {
 
     /// Adds one warp's stream.
     pub fn add_warp(&mut self, program: &Program, warp: &WarpStream) {
-        let mut now = 0u64;
+        self.add_instructions(program, warp, 0);
+        self.close_warp();
+    }
+
+    /// Adds a piece of a warp's stream that arrives in pieces: `state` carries the warp's open
+    /// values from one piece to the next; `last`: the warp ends with this piece.
+    pub fn add_piece(&mut self, program: &Program, piece: &WarpStream, state: &mut PieceState, last: bool) {
+        for &(u, def, reads) in &state.open {
+            if let (Some(d), Some(r)) = (self.def_at.get_mut(u as usize), self.reads.get_mut(u as usize)) {
+                *d = def;
+                *r = reads;
+                self.touched.push(u);
+            }
+        }
+        state.open.clear();
+        state.now = self.add_instructions(program, piece, state.now);
+        if last {
+            self.close_warp();
+            return;
+        }
+        for &u in &self.touched {
+            let (Some(d), Some(r)) = (self.def_at.get_mut(u as usize), self.reads.get_mut(u as usize)) else {
+                continue;
+            };
+            state.open.push((u, *d, *r));
+            *d = 0;
+            *r = 0;
+        }
+        self.touched.clear();
+    }
+
+    /// Counts the instructions of `warp`, numbered from `now` + 1; returns the last number.
+    fn add_instructions(&mut self, program: &Program, warp: &WarpStream, now: u64) -> u64 {
+        let mut now = now;
         let insts = warp.runs().iter().flat_map(|r| (0..r.len).map(move |k| (r.sid.wrapping_add(k), r.executed)));
         for (sid, executed) in insts {
             now += 1;
@@ -151,6 +192,11 @@ impl ValueStats {
                 }
             }
         }
+        now
+    }
+
+    /// The warp ended: its values still open are closed.
+    fn close_warp(&mut self) {
         let touched = core::mem::take(&mut self.touched);
         for &u in &touched {
             self.close(u as usize);

@@ -214,6 +214,7 @@ fn cta(program: &Program, warps: usize) -> CtaStream {
         launch: 0,
         shape: LaunchShape { kernel: 0, threads: 32 * warps as u32, dynamic_smem: 0 },
         warps: vec![w; warps],
+        more: None,
     }
 }
 

@@ -106,7 +106,7 @@ impl<R: RegisterFileScheme + ?Sized> Sm<R> {
     pub(super) fn feed_values(&mut self, w: usize) {
         let Some(warp) = self.warps.get(w) else { return };
         let Some(Some(c)) = self.ctas.get(warp.cta as usize) else { return };
-        let Some(stream) = c.stream.warps.get(warp.index as usize) else { return };
+        let Some(stream) = c.warp_stream(warp.index) else { return };
         let pos = match &self.xlate {
             Some((_, tr)) => tr.get(w).map_or(warp.pc, |t| t.stream_pos()),
             None => warp.pc,

@@ -25,6 +25,7 @@ pub mod ibuffer;
 mod issue;
 mod issue_hooks;
 mod pipeline;
+mod refill;
 mod residency;
 pub mod scheduler;
 mod scheme_side;
@@ -193,6 +194,8 @@ pub struct Sm<R: RegisterFileScheme + ?Sized = dyn RegisterFileScheme> {
     xlate: Option<(Rc<SchemeProgram>, Vec<Translate>)>,
     /// The scheme has been shown the timed program ([`RegisterFileScheme::bind_program`]).
     program_bound: bool,
+    /// This SM's timing run, among those sharing the CTAs' pieces ([`refill`]).
+    pub stream_run: usize,
 }
 
 impl<R: RegisterFileScheme + ?Sized> Sm<R> {
@@ -258,6 +261,7 @@ impl<R: RegisterFileScheme + ?Sized> Sm<R> {
             pair_sid: 0,
             xlate: None,
             program_bound: false,
+            stream_run: 0,
         }
     }
 
@@ -354,6 +358,12 @@ impl<R: RegisterFileScheme + ?Sized> Sm<R> {
             slots.push(w as u32);
         }
         let live_warps = slots.len() as u32;
+        let (pieces, stream) = if stream.more.is_some() {
+            let (p, header) = refill::Pieces::new(&stream);
+            (Some(p), header)
+        } else {
+            (None, stream)
+        };
         if live_warps == 0 {
             self.finished.push(number);
             self.finished_at.get_or_insert(now);
@@ -362,8 +372,17 @@ impl<R: RegisterFileScheme + ?Sized> Sm<R> {
         // CTAs moving in count as active (their activation is already under way).
         let busy = self.ctas.iter().flatten().filter(|c| c.active || c.activating).count() as u32;
         let active = !self.residency_hooks || busy < active_limit;
-        let c =
-            ResidentCta { stream, slots, live_warps, waiting: 0, registers, active, activating: false, mem_waiting: 0 };
+        let c = ResidentCta {
+            stream,
+            slots,
+            live_warps,
+            waiting: 0,
+            registers,
+            active,
+            activating: false,
+            mem_waiting: 0,
+            pieces,
+        };
         if let Some(x) = self.ctas.get_mut(slot) {
             *x = Some(c);
         }
@@ -510,10 +529,13 @@ impl<R: RegisterFileScheme + ?Sized> Sm<R> {
 
     /// Caches warp `w`'s next instruction (after its `pc` moved).
     fn load_next(&mut self, w: usize) {
+        if self.warps.get(w).is_some_and(|x| x.pc >= x.len) {
+            self.refill(w);
+        }
         let Some(warp) = self.warps.get_mut(w) else { return };
         if let Some((p, tr)) = &mut self.xlate {
             let (Some(Some(c)), Some(t)) = (self.ctas.get(warp.cta as usize), tr.get_mut(w)) else { return };
-            let Some(stream) = c.stream.warps.get(warp.index as usize) else { return };
+            let Some(stream) = c.warp_stream(warp.index) else { return };
             warp.next = t.decode(&p.map, stream, warp.pc, &mut warp.cursor);
             return;
         }
@@ -522,7 +544,7 @@ impl<R: RegisterFileScheme + ?Sized> Sm<R> {
             return;
         }
         let Some(Some(c)) = self.ctas.get(warp.cta as usize) else { return };
-        let Some(stream) = c.stream.warps.get(warp.index as usize) else { return };
+        let Some(stream) = c.warp_stream(warp.index) else { return };
         warp.next = stream.decode(warp.pc, &mut warp.cursor);
     }
 

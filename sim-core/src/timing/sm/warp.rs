@@ -13,8 +13,9 @@ use alloc::rc::Rc;
 use alloc::vec::Vec;
 
 use crate::timing::sm::ibuffer::IBuffer;
+use crate::timing::sm::refill::Pieces;
 use crate::timing::stream::trace::{CtaStream, DynInst};
-use crate::timing::stream::warp_stream::{Cursor, StreamAccess};
+use crate::timing::stream::warp_stream::{Cursor, StreamAccess, WarpStream};
 
 /// One warp slot.
 #[derive(Clone, Debug)]
@@ -92,12 +93,24 @@ pub struct ResidentCta {
     pub activating: bool,
     /// Warps asleep on a load's result (counted only for schemes with residency hooks).
     pub mem_waiting: u32,
+    /// When the CTA arrived unfinished: each warp's own window of its stream, refilled piece by
+    /// piece ([`crate::timing::sm`]'s `refill`); `None`: the streams are `stream`'s.
+    pub pieces: Option<Pieces>,
 }
 
 impl ResidentCta {
     /// The memory access of `d`, an instruction of warp `index`, if it has one.
     pub fn access(&self, index: u32, d: &DynInst) -> Option<StreamAccess<'_>> {
-        self.stream.warps.get(index as usize)?.access(d)
+        self.warp_stream(index)?.access(d)
+    }
+
+    /// Warp `index`'s stream (its window, when the CTA comes in pieces).
+    #[inline]
+    pub fn warp_stream(&self, index: u32) -> Option<&WarpStream> {
+        match &self.pieces {
+            None => self.stream.warps.get(index as usize),
+            Some(p) => p.windows.get(index as usize),
+        }
     }
 }
 

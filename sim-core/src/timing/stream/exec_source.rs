@@ -9,17 +9,21 @@
 //!   → sid 12, access { space Shared, addrs [0x40, …] }
 //! ```
 
+use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::exec::memory::{AddressLayout, Space};
 use crate::exec::plan::{address_bits, plan};
-use crate::exec::{CtaTrace, ExecError, LaunchSetup, Run, RunOptions, TraceOptions};
-use crate::ir::Module;
+use crate::exec::{ExecError, LaunchSetup, Run, RunOptions, TraceOptions, WarpTrace};
+use crate::ir::{Function, Handle, Module};
 use crate::timing::error::SourceError;
 use crate::timing::program::Program;
+use crate::timing::stream::store::Piece;
 use crate::timing::stream::trace::{CtaSource, CtaStream, LaunchShape, MemSpace, WarpStream};
+
+mod pieces;
 
 /// What the executor records beyond the instruction stream, and its budget.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -39,6 +43,10 @@ pub struct ExecSource {
     steps: Vec<LaunchShape>,
     total: Option<u64>,
     warp_instructions: u64,
+    /// CTAs handed out unfinished, by number.
+    open: BTreeMap<u64, pieces::Open>,
+    /// The number of the next CTA to hand out.
+    next_number: u64,
 }
 
 impl ExecSource {
@@ -73,7 +81,16 @@ impl ExecSource {
             RunOptions { budget: options.budget, trace: TraceOptions { enabled: true, values: options.values } };
         let run = Run::new(module, setup, options)?;
         let func_base = program.func_base.iter().map(|(&f, &b)| (f, b)).collect();
-        Ok(ExecSource { run, layout, func_base, steps, total, warp_instructions: 0 })
+        Ok(ExecSource {
+            run,
+            layout,
+            func_base,
+            steps,
+            total,
+            warp_instructions: 0,
+            open: BTreeMap::new(),
+            next_number: 0,
+        })
     }
 
     /// Warp-instructions handed over so far.
@@ -86,65 +103,84 @@ impl ExecSource {
         &self.run
     }
 
-    fn convert(&mut self, t: CtaTrace) -> Result<CtaStream, String> {
-        let bases: Vec<Option<u32>> = t
-            .functions
+    #[cfg(test)]
+    fn convert(&mut self, t: crate::exec::CtaTrace) -> Result<CtaStream, String> {
+        let bases = self.bases(&t.functions);
+        let shape = self.shape(t.launch)?;
+        let mut warps = Vec::with_capacity(t.warps.len());
+        for w in t.warps {
+            warps.push(self.convert_warp(&bases, t.cta, w, 0)?);
+        }
+        Ok(CtaStream { launch: t.launch, shape, warps, more: None })
+    }
+
+    /// The static id of each function's first instruction, by the records' function index.
+    fn bases(&self, functions: &[Handle<Function>]) -> Vec<Option<u32>> {
+        functions
             .iter()
             .map(|f| {
                 let i = self.func_base.binary_search_by_key(&f.raw(), |&(k, _)| k).ok()?;
                 self.func_base.get(i).map(|&(_, b)| b)
             })
-            .collect();
-        let step = (t.launch as usize).checked_rem(self.steps.len()).and_then(|i| self.steps.get(i).copied());
-        let shape = step.ok_or_else(|| format!("launch {} has no launch step", t.launch))?;
-        let mut warps = Vec::with_capacity(t.warps.len());
-        for w in t.warps {
-            let mut raw = w.addresses;
-            let mut stream = WarpStream::new();
-            for r in &w.records {
-                let base = bases.get(r.func as usize).copied().flatten();
-                let sid = base.ok_or_else(|| format!("function #{} of CTA {:?} was not decoded", r.func, t.cta))?
-                    + r.inst.raw();
-                let (a, n) = (r.addr_start as usize, r.addr_count as usize);
-                let lanes = raw.get_mut(a..a + n).unwrap_or(&mut []);
-                let space = match r.space {
-                    Some(s) => Some(from_exec(s)),
-                    None if n > 0 => Some(self.resolve(lanes)),
-                    None => None,
-                };
-                // `ldmatrix.x1`/`.x2` take row addresses from the first 8/16 lanes only: the other
-                // executing lanes repeat them (same sectors, so the traffic is unchanged).
-                let active = r.executed.count_ones() as usize;
-                let padded: Vec<u64>;
-                let lanes = if n > 0 && n < active && active % n == 0 {
-                    padded = lanes.iter().copied().cycle().take(active).collect();
-                    &padded[..]
-                } else {
-                    &lanes[..]
-                };
-                match space {
-                    Some(space) => {
-                        if lanes.len() != active {
-                            return Err(format!(
-                                "CTA {:?}: {n} addresses for {} executing lanes",
-                                t.cta,
-                                r.executed.count_ones()
-                            ));
-                        }
-                        stream.push_access(sid, r.executed, space, r.bytes, lanes).map_err(String::from)?;
+            .collect()
+    }
+
+    fn shape(&self, launch: u32) -> Result<LaunchShape, String> {
+        let step = (launch as usize).checked_rem(self.steps.len()).and_then(|i| self.steps.get(i).copied());
+        step.ok_or_else(|| format!("launch {launch} has no launch step"))
+    }
+
+    /// Warp `w`'s records as a stream whose first instruction is at position `start`.
+    fn convert_warp(
+        &mut self,
+        bases: &[Option<u32>],
+        cta: [u32; 3],
+        w: WarpTrace,
+        start: u32,
+    ) -> Result<WarpStream, String> {
+        let mut raw = w.addresses;
+        let mut stream = WarpStream::starting_at(start);
+        for r in &w.records {
+            let base = bases.get(r.func as usize).copied().flatten();
+            let sid =
+                base.ok_or_else(|| format!("function #{} of CTA {cta:?} was not decoded", r.func))? + r.inst.raw();
+            let (a, n) = (r.addr_start as usize, r.addr_count as usize);
+            let lanes = raw.get_mut(a..a + n).unwrap_or(&mut []);
+            let space = match r.space {
+                Some(s) => Some(from_exec(s)),
+                None if n > 0 => Some(self.resolve(lanes)),
+                None => None,
+            };
+            // `ldmatrix.x1`/`.x2` take row addresses from the first 8/16 lanes only: the other
+            // executing lanes repeat them (same sectors, so the traffic is unchanged).
+            let active = r.executed.count_ones() as usize;
+            let padded: Vec<u64>;
+            let lanes = if n > 0 && n < active && active % n == 0 {
+                padded = lanes.iter().copied().cycle().take(active).collect();
+                &padded[..]
+            } else {
+                &lanes[..]
+            };
+            match space {
+                Some(space) => {
+                    if lanes.len() != active {
+                        return Err(format!(
+                            "CTA {cta:?}: {n} addresses for {} executing lanes",
+                            r.executed.count_ones()
+                        ));
                     }
-                    None => stream.push(sid, r.executed),
+                    stream.push_access(sid, r.executed, space, r.bytes, lanes).map_err(String::from)?;
                 }
-                if r.value_units > 0 {
-                    let v = r.value_start as usize;
-                    let units = w.values.get(v..v + usize::from(r.value_units)).unwrap_or(&[]);
-                    stream.push_values(units).map_err(String::from)?;
-                }
+                None => stream.push(sid, r.executed),
             }
-            self.warp_instructions += u64::from(stream.len());
-            warps.push(stream);
+            if r.value_units > 0 {
+                let v = r.value_start as usize;
+                let units = w.values.get(v..v + usize::from(r.value_units)).unwrap_or(&[]);
+                stream.push_values(units).map_err(String::from)?;
+            }
         }
-        Ok(CtaStream { launch: t.launch, shape, warps })
+        self.warp_instructions += u64::from(stream.len() - start);
+        Ok(stream)
     }
 
     /// The space of generic addresses `addrs` (by the first), rewritten to offsets in it.
@@ -170,10 +206,21 @@ fn from_exec(s: Space) -> MemSpace {
 
 impl CtaSource for ExecSource {
     fn next_cta(&mut self) -> Result<Option<CtaStream>, SourceError> {
-        match self.run.next_cta()? {
-            Some(t) => self.convert(t).map(Some).map_err(SourceError::Stream),
-            None => Ok(None),
-        }
+        self.open_next().map_err(|e| match e {
+            pieces::Failure::Exec(e) => SourceError::from(e),
+            pieces::Failure::Stream(m) => SourceError::Stream(m),
+        })
+    }
+
+    fn more(&mut self, cta: u64, warp: usize) -> Result<Vec<Piece>, SourceError> {
+        self.continue_cta(cta, warp).map_err(|e| match e {
+            pieces::Failure::Exec(e) => SourceError::from(e),
+            pieces::Failure::Stream(m) => SourceError::Stream(m),
+        })
+    }
+
+    fn ready(&self) -> bool {
+        self.open.is_empty() || !self.run.next_opens_launch() || !self.run.launches_follow()
     }
 
     fn total_ctas(&self) -> Option<u64> {

@@ -18,11 +18,13 @@
 use alloc::boxed::Box;
 use alloc::collections::VecDeque;
 use alloc::rc::Rc;
+use core::cell::RefCell;
 
 use crate::timing::error::{SourceError, TimingError};
 use crate::timing::program::Program;
+use crate::timing::stream::store::Store;
 use crate::timing::stream::trace::{CtaSource, CtaStream};
-use crate::timing::value_stats::ValueStats;
+use crate::timing::value_stats::ValueReport;
 
 /// CTAs pulled past the one asked for, at most.
 pub const AHEAD: u64 = 7;
@@ -32,30 +34,62 @@ pub const AHEAD_INSTRUCTIONS: u64 = 1 << 20;
 
 /// The window of CTAs.
 pub struct Feed {
-    source: Box<dyn CtaSource>,
+    /// The source, and the pieces of CTAs handed out unfinished.
+    store: Rc<RefCell<Store>>,
     window: VecDeque<Rc<CtaStream>>,
     base: u64,
     exhausted: bool,
     /// What pulling CTA number `.0` failed with (reported when that CTA is asked for).
     failed: Option<(u64, SourceError)>,
-    /// CTAs before this number have been asked for and counted in `values`.
+    /// CTAs before this number have been asked for and counted in the value statistics.
     counted: u64,
-    /// Value statistics of every CTA asked for so far.
-    pub values: ValueStats,
 }
 
 impl Feed {
-    /// A feed over `source`.
+    /// A feed over `source` for one timing run ([`Feed::set_runs`] for more).
     pub fn new(source: Box<dyn CtaSource>, program: &Program) -> Self {
+        let store = Store::new(source, Rc::new(program.clone()), 1);
         Feed {
-            source,
+            store: Rc::new(RefCell::new(store)),
             window: VecDeque::new(),
             base: 0,
             exhausted: false,
             failed: None,
             counted: 0,
-            values: ValueStats::new(program),
         }
+    }
+
+    /// Sets the number of timing runs that take the CTAs (before the first is asked for).
+    pub fn set_runs(&mut self, runs: usize) {
+        let mut st = self.store.borrow_mut();
+        *st = Store::new(st.take_source(), st.program(), runs);
+    }
+
+    /// The value statistics of every CTA asked for so far.
+    pub fn values_report(&self) -> ValueReport {
+        self.store.borrow().values.report()
+    }
+
+    /// What continuing a CTA handed out unfinished failed with, if it did.
+    pub fn failure(&self) -> Option<SourceError> {
+        self.store.borrow().failure().cloned()
+    }
+
+    /// Run `run` has ended: the pieces it has not taken need not wait for it.
+    pub fn run_ended(&mut self, run: usize) {
+        self.store.borrow_mut().run_ended(run);
+    }
+
+    /// Warp-instructions held in pieces now, and the pieces run `run` has taken.
+    pub fn pieces(&self, run: usize) -> (u64, u64) {
+        let st = self.store.borrow();
+        (st.held(), st.taken(run))
+    }
+
+    /// The most warp-instructions the pieces of unfinished CTAs held at any time (a memory
+    /// measure; the CTAs' first streams, held by the window, are not counted).
+    pub fn max_held(&self) -> u64 {
+        self.store.borrow().max_held
     }
 
     /// CTA number `index` (0-based, execution order), pulling from the source as needed; `None`
@@ -70,8 +104,10 @@ impl Feed {
         self.counted = self.counted.max(self.base);
         while self.counted <= index {
             let Some(cta) = self.window.get((self.counted - self.base) as usize) else { break };
-            for w in &cta.warps {
-                self.values.add_warp(program, w);
+            let mut st = self.store.borrow_mut();
+            match &cta.more {
+                Some(m) => st.opened(self.counted, &cta.warps, &m.done),
+                None => cta.warps.iter().for_each(|w| st.values.add_warp(program, w)),
             }
             self.counted += 1;
         }
@@ -90,14 +126,19 @@ impl Feed {
         let mut ahead = 0u64;
         while !self.exhausted && self.failed.is_none() {
             let next = self.base + self.window.len() as u64;
-            if next > index && (next > index + AHEAD || ahead >= AHEAD_INSTRUCTIONS) {
+            let mut st = self.store.borrow_mut();
+            if next > index && (next > index + AHEAD || ahead >= AHEAD_INSTRUCTIONS || !st.source().ready()) {
                 break;
             }
-            match self.source.next_cta() {
-                Ok(Some(cta)) => match cta.validate(program.insts.len()) {
+            match st.source().next_cta() {
+                Ok(Some(mut cta)) => match cta.validate(program.insts.len()) {
                     Ok(()) => {
                         if next > index {
                             ahead += cta.warp_instructions();
+                        }
+                        if let Some(m) = cta.more.as_mut() {
+                            m.store = Some(Rc::clone(&self.store));
+                            m.cta = next;
                         }
                         self.window.push_back(Rc::new(cta));
                     }
@@ -119,12 +160,12 @@ impl Feed {
 
     /// CTAs the source will produce, if it knows.
     pub fn total(&self) -> Option<u64> {
-        self.source.total_ctas()
+        self.store.borrow().source_ref().total_ctas()
     }
 
     /// What the functional run behind the source has to tell its user so far.
     pub fn notices(&self) -> alloc::vec::Vec<crate::exec::Notice> {
-        self.source.notices()
+        self.store.borrow().source_ref().notices()
     }
 
     /// CTAs held in the window.

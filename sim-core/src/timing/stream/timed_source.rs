@@ -12,6 +12,7 @@ use alloc::rc::Rc;
 use core::cell::Cell;
 
 use crate::timing::error::SourceError;
+use crate::timing::stream::store::Piece;
 use crate::timing::stream::trace::{CtaSource, CtaStream};
 
 /// What a [`TimedSource`] has measured so far.
@@ -47,6 +48,20 @@ impl<S: CtaSource> CtaSource for TimedSource<S> {
         let t = self.spent.get();
         self.spent.set(ProducerTime { ms: t.ms + ms, warp_instructions: t.warp_instructions + produced });
         r
+    }
+
+    fn more(&mut self, cta: u64, warp: usize) -> Result<alloc::vec::Vec<Piece>, SourceError> {
+        let start = (self.clock)();
+        let r = self.inner.more(cta, warp);
+        let ms = (self.clock)() - start;
+        let produced: u64 = r.as_ref().map_or(0, |p| p.iter().map(|x| x.stream.held()).sum());
+        let t = self.spent.get();
+        self.spent.set(ProducerTime { ms: t.ms + ms, warp_instructions: t.warp_instructions + produced });
+        r
+    }
+
+    fn ready(&self) -> bool {
+        self.inner.ready()
     }
 
     fn notices(&self) -> alloc::vec::Vec<crate::exec::Notice> {

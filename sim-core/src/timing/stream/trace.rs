@@ -24,6 +24,7 @@ use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
 use crate::timing::error::SourceError;
+use crate::timing::stream::store::{More, Piece};
 
 pub use crate::timing::stream::warp_stream::{WarpStream, NO_ACCESS};
 
@@ -163,6 +164,10 @@ pub struct CtaStream {
     pub shape: LaunchShape,
     /// The warps in index order.
     pub warps: Vec<WarpStream>,
+    /// Set when the CTA was handed out before it finished: its warps' streams go on in pieces
+    /// ([`crate::timing::stream::store`]).
+    #[serde(skip)]
+    pub more: Option<More>,
 }
 
 impl Default for LaunchShape {
@@ -191,6 +196,20 @@ impl CtaStream {
 pub trait CtaSource {
     /// The next CTA in execution order, `None` after the last; an error ends the simulation.
     fn next_cta(&mut self) -> Result<Option<CtaStream>, SourceError>;
+
+    /// More of CTA number `cta` (counting from 0 in the order handed out), one handed out with
+    /// [`CtaStream::more`] set: runs it on until warp `warp` has more instructions or the CTA
+    /// ends, and returns what every warp recorded meanwhile.
+    fn more(&mut self, cta: u64, warp: usize) -> Result<Vec<Piece>, SourceError> {
+        let _ = (cta, warp);
+        Ok(Vec::new())
+    }
+
+    /// Whether the next CTA can start without first finishing the CTAs handed out unfinished
+    /// (false when it belongs to the next launch).
+    fn ready(&self) -> bool {
+        true
+    }
 
     /// CTAs this source will produce in all, when known (progress reporting only).
     fn total_ctas(&self) -> Option<u64> {

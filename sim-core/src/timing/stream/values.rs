@@ -24,6 +24,14 @@ pub struct StreamValues {
     index: Vec<(u32, u32)>,
     /// The summaries, in stream order.
     units: Vec<ValueSummary>,
+    /// Units dropped from the front of a window ([`StreamValues::trim`]): the second numbers
+    /// of `index` count from the stream's first unit.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    dropped: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl StreamValues {
@@ -41,7 +49,8 @@ impl StreamValues {
         if self.index.last().is_some_and(|&(p, _)| p >= at) {
             return Err("value summaries out of order");
         }
-        let start = u32::try_from(self.units.len()).map_err(|_| "too many value summaries in a warp")?;
+        let start = u32::try_from(self.units.len() + self.dropped as usize)
+            .map_err(|_| "too many value summaries in a warp")?;
         self.index.push((at, start));
         self.units.extend_from_slice(units);
         Ok(())
@@ -51,15 +60,41 @@ impl StreamValues {
     /// values were not recorded), one per unit in destination order.
     pub fn at(&self, at: u32) -> &[ValueSummary] {
         let Ok(i) = self.index.binary_search_by_key(&at, |&(p, _)| p) else { return &[] };
+        let d = self.dropped as usize;
         let start = self.index.get(i).map_or(0, |&(_, s)| s as usize);
-        let end = self.index.get(i + 1).map_or(self.units.len(), |&(_, s)| s as usize);
-        self.units.get(start..end).unwrap_or(&[])
+        let end = self.index.get(i + 1).map_or(self.units.len() + d, |&(_, s)| s as usize);
+        self.units.get(start.wrapping_sub(d)..end.wrapping_sub(d)).unwrap_or(&[])
+    }
+
+    /// Appends the summaries of `chunk`, the instructions that follow (positions already
+    /// counted from the stream's start).
+    pub fn append(&mut self, chunk: &StreamValues) {
+        let shift = (self.units.len() + self.dropped as usize) as u32;
+        let from = chunk.dropped;
+        self.index.extend(chunk.index.iter().map(|&(p, s)| (p, s.wrapping_sub(from).wrapping_add(shift))));
+        self.units.extend_from_slice(&chunk.units);
+    }
+
+    /// Drops the summaries of positions before `start`.
+    pub fn trim(&mut self, start: u32) {
+        let k = self.index.iter().take_while(|&&(p, _)| p < start).count();
+        if k == 0 {
+            return;
+        }
+        let first = self.index.get(k).map_or(self.units.len() as u32 + self.dropped, |&(_, s)| s);
+        self.index.drain(..k);
+        let n = (first - self.dropped) as usize;
+        self.units.drain(..n.min(self.units.len()));
+        self.dropped = first;
     }
 
     /// Checks the positions against a stream of `len` instructions.
     pub fn validate(&self, len: u32) -> Result<(), String> {
         let sorted = self.index.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 < w[1].1);
-        let in_range = self.index.last().is_none_or(|&(p, s)| p < len && (s as usize) < self.units.len());
+        let in_range = self
+            .index
+            .last()
+            .is_none_or(|&(p, s)| p < len && s >= self.dropped && ((s - self.dropped) as usize) < self.units.len());
         if sorted && in_range {
             Ok(())
         } else {

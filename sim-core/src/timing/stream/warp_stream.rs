@@ -20,6 +20,8 @@ use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
 
+mod window;
+
 use crate::timing::stream::trace::{DynInst, LaneAddrs, MemSpace};
 use crate::timing::stream::values::{StreamValues, ValueSummary};
 
@@ -137,6 +139,21 @@ pub const NO_ACCESS: u32 = u32::MAX;
 /// Shapes searched for a match before a new one is added (recent ones; a repeat is harmless).
 const SHAPE_SEARCH: usize = 16;
 
+/// What a window has dropped from its front (see [`WarpStream::trim`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct Window {
+    start: u32,
+    run: u32,
+    access: u32,
+    addr: u64,
+}
+
+impl Window {
+    fn is_zero(&self) -> bool {
+        *self == Window::default()
+    }
+}
+
 /// One warp's dynamic instruction stream in one CTA.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WarpStream {
@@ -145,6 +162,11 @@ pub struct WarpStream {
     shapes: Vec<AccessShape>,
     addresses: Vec<u64>,
     len: u32,
+    /// A window ([`WarpStream::append`], [`WarpStream::trim`]): what was dropped from the front —
+    /// the position of the first instruction kept and the absolute indices of the first run,
+    /// access record and address kept (all 0 for a whole stream).
+    #[serde(default, skip_serializing_if = "Window::is_zero")]
+    window: Window,
     /// Value summaries (only when a scheme asked for values).
     #[serde(default, skip_serializing_if = "StreamValues::is_empty")]
     values: StreamValues,
@@ -165,9 +187,31 @@ impl WarpStream {
         w
     }
 
-    /// Instructions in the stream.
+    /// Instructions in the stream (for a window: the position after its last instruction).
     pub fn len(&self) -> u32 {
         self.len
+    }
+
+    /// An empty stream whose first instruction will be at position `start`: a chunk of a
+    /// stream produced piece by piece, for [`WarpStream::append`].
+    pub fn starting_at(start: u32) -> Self {
+        WarpStream { len: start, window: Window { start, ..Window::default() }, ..WarpStream::default() }
+    }
+
+    /// The position of the first instruction kept (0 unless a window was trimmed or this is a
+    /// chunk).
+    pub fn start(&self) -> u32 {
+        self.window.start
+    }
+
+    /// A cursor at the first instruction kept.
+    pub fn start_cursor(&self) -> Cursor {
+        Cursor { run: self.window.run, run_start: self.window.start, access: self.window.access, ..Cursor::default() }
+    }
+
+    /// Instructions held (runs, access records, addresses and value units: a memory measure).
+    pub fn held(&self) -> u64 {
+        u64::from(self.len - self.window.start)
     }
 
     /// True for an empty stream.
@@ -223,7 +267,7 @@ impl WarpStream {
         let (form, base) = match compact(lanes, executed) {
             Some((base, sx, sy, w)) => (AddrForm::Affine { sx, sy, w }, base),
             None => {
-                let start = self.addresses.len() as u64;
+                let start = self.addresses.len() as u64 + self.window.addr;
                 self.addresses.extend_from_slice(lanes);
                 (AddrForm::List, start)
             }
@@ -254,7 +298,7 @@ impl WarpStream {
         let mut run = cursor.run as usize;
         let mut start = cursor.run_start;
         let r = loop {
-            let Some(r) = self.runs.get(run) else { return DynInst::default() };
+            let Some(r) = self.runs.get(run.wrapping_sub(self.window.run as usize)) else { return DynInst::default() };
             if pc < start.saturating_add(r.len) {
                 break *r;
             }
@@ -262,10 +306,11 @@ impl WarpStream {
             run += 1;
         };
         let mut a = cursor.access as usize;
-        while self.accesses.get(a).is_some_and(|x| x.at < pc) {
+        let ab = self.window.access as usize;
+        while self.accesses.get(a.wrapping_sub(ab)).is_some_and(|x| x.at < pc) {
             a += 1;
         }
-        let next = self.accesses.get(a);
+        let next = self.accesses.get(a.wrapping_sub(ab));
         let (access_at, access_space) = next.map_or((u32::MAX, None), |x| (x.at, Some(x.space())));
         *cursor = Cursor {
             run: run as u32,
@@ -283,11 +328,11 @@ impl WarpStream {
 
     /// The memory access of `d` (decoded from this stream), if it has one.
     pub fn access(&self, d: &DynInst) -> Option<StreamAccess<'_>> {
-        let rec = self.accesses.get(d.access as usize)?;
+        let rec = self.accesses.get((d.access.wrapping_sub(self.window.access)) as usize)?;
         let shape = self.shapes.get(rec.shape())?;
         let addrs = match shape.form {
             AddrForm::List => {
-                let a = rec.base as usize;
+                let a = rec.base.wrapping_sub(self.window.addr) as usize;
                 LaneAddrs::List(self.addresses.get(a..a + d.executed.count_ones() as usize).unwrap_or(&[]))
             }
             AddrForm::Affine { sx, sy, w } => LaneAddrs::Affine { base: rec.base, sx, sy, w, executed: d.executed },
@@ -297,14 +342,14 @@ impl WarpStream {
 
     /// Every instruction in order (slow: checks and statistics, not replay).
     pub fn iter(&self) -> impl Iterator<Item = DynInst> + '_ {
-        let mut cursor = Cursor::default();
-        (0..self.len).map(move |pc| self.decode(pc, &mut cursor))
+        let mut cursor = self.start_cursor();
+        (self.window.start..self.len).map(move |pc| self.decode(pc, &mut cursor))
     }
 
     /// Checks static ids against `program_len` and every access record against the stream, so
     /// that replay can index without further checks; the message names the first problem.
     pub fn validate(&self, program_len: usize) -> Result<(), alloc::string::String> {
-        let mut pc = 0u64;
+        let mut pc = u64::from(self.window.start);
         let mut a = 0usize;
         for r in &self.runs {
             if r.len == 0 || u64::from(r.sid) + u64::from(r.len) > program_len as u64 {
@@ -313,7 +358,8 @@ impl WarpStream {
             let end = pc + u64::from(r.len);
             while let Some(rec) = self.accesses.get(a).filter(|x| u64::from(x.at) < end) {
                 let shape = self.shapes.get(rec.shape());
-                let list_end = rec.base.saturating_add(u64::from(r.executed.count_ones()));
+                let list_end =
+                    rec.base.wrapping_sub(self.window.addr).saturating_add(u64::from(r.executed.count_ones()));
                 let bad = u64::from(rec.at) < pc
                     || match shape {
                         None => true,

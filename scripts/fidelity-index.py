@@ -85,12 +85,24 @@ def corners():
     return f"{len(rows)} corners supported, each with a file test" if rows else "see page"
 
 
+def hardware():
+    text = read(os.path.join(DOCS, "hardware.md"))
+    occ = re.search(r"\*\*(\d+) of (\d+)\*\*", text)
+    times = re.search(r"model lands at ([\d.]+–[\d.]+) times the GPU's time", text)
+    if not occ:
+        return "not measured yet"
+    return (f"occupancy equal to the driver's in {occ.group(1)} of {occ.group(2)} (kernel, block size) pairs; "
+            f"kernel times {times.group(1) if times else '?'}× the measured ones on 7 scaled examples")
+
+
 CHECKS = [
     ("Registers per thread", "[registers.md](registers.md)", registers, "ptxas 12.6 `-v` on every corpus kernel it accepts; driver JIT (sm_90)"),
     ("Occupancy", "(tests/occupancy_reference.rs)", occupancy, "NVIDIA's `cuda_occupancy.h` (CUDA 12.6), cc 3.0–9.0"),
     ("Functional outputs", "(tests/cases/exec)", functional, "values worked out from the PTX ISA; Rodinia BFS result file; plain Rust"),
     ("PTX ISA corners", "[ptx-corners.md](ptx-corners.md)", corners, "the PTX ISA document"),
     ("Cycles", "[gpgpu-sim.md](gpgpu-sim.md)", cycles, "GPGPU-Sim logs in the corpus (V100 and regression configs)"),
+    ("A real GPU", "[hardware.md](hardware.md)", hardware,
+     "an NVIDIA H200: the driver's JIT and occupancy API, outputs and CUDA-event kernel times (scripts/device)"),
     ("Launch proposals", "[launch-proposals.md](launch-proposals.md)",
      lambda: "corpus kernels that run as pasted: " + cell("launch-proposals.md", "ran", 2), "issue 25's \"paste and run\""),
     ("Banks on allocated registers", "[physical-registers.md](physical-registers.md)",

@@ -55,6 +55,7 @@ pub mod regfile;
 pub mod report;
 pub mod sm;
 pub mod stream;
+pub mod summary;
 pub mod value_stats;
 
 use alloc::boxed::Box;

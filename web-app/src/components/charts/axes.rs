@@ -4,9 +4,12 @@
 
 use yew::prelude::*;
 
-/// Series colours (colour-blind friendly, Okabe–Ito order).
-pub const PALETTE: [&str; 9] =
-    ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#999999", "#000000"];
+/// Series colours, colour-blind friendly: Okabe–Ito's eight (yellow last, it is faint on white)
+/// then four of Paul Tol's "muted" set, so a stall breakdown's dozen causes stay distinct.
+pub const PALETTE: [&str; 12] = [
+    "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000", "#999999", "#882255", "#44AA99",
+    "#332288", "#F0E442",
+];
 
 /// The colour of series `i`.
 pub fn color(i: usize) -> &'static str {

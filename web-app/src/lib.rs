@@ -34,6 +34,7 @@ pub mod highlight;
 pub mod host_timing;
 pub mod lab;
 pub mod lab_hooks;
+pub mod lab_schemes;
 pub mod launch_model;
 pub mod model;
 pub mod report_charts;
@@ -45,6 +46,7 @@ pub mod share_state;
 pub mod share_web;
 pub mod state;
 pub mod storage;
+pub mod sweep;
 pub mod worker_client;
 
 pub use app::App;

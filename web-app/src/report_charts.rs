@@ -146,6 +146,7 @@ pub fn distance_cdf(reports: &[Report]) -> LineData {
         x_label: "producer→consumer distance (instructions of the warp)".into(),
         y_label: "% of reads at or below".into(),
         y_max: Some(100.0),
+        log_x: false,
     }
 }
 
@@ -163,5 +164,11 @@ pub fn occupancy(reports: &[Report]) -> LineData {
                 .collect(),
         })
         .collect();
-    LineData { series, x_label: "core cycle".into(), y_label: "achieved occupancy (%)".into(), y_max: Some(100.0) }
+    LineData {
+        series,
+        x_label: "core cycle".into(),
+        y_label: "achieved occupancy (%)".into(),
+        y_max: Some(100.0),
+        log_x: false,
+    }
 }

@@ -12,4 +12,3 @@ pub mod rewrite;
 pub mod run;
 pub mod schemes;
 pub mod sweep;
-pub mod sweep_values;

@@ -1,7 +1,7 @@
 //! `reglab sweep FILE.ptx --launch L.json --gpu PRESET --scheme NAME[:k=v,...] --param KEY=V1,V2,…
 //! [--reference V] [--shard I/N] [--sms N] [--registers N] [--max-cycles N] [--budget N]
 //! [--virtual-banks]`: one scheme's parameter swept over a list of values (or a range,
-//! `KEY=2..512*2`; `sweep_values.rs`), every point timed on the same functional run; one JSON line
+//! `KEY=2..512*2`; `sim_core::timing::sweep_values`), every point timed on the same functional run; one JSON line
 //! per point, in the order of the values (any scheme, any parameter `reglab schemes` lists). The
 //! older form `--param KEY --values V1,V2,…` still works.
 //!
@@ -84,10 +84,10 @@ struct Plan {
 }
 
 fn plan(args: &Args) -> Result<Plan, String> {
-    let (param, values) = match (super::sweep_values::split_param(&args.param), &args.values) {
+    let (param, values) = match (sim_core::timing::sweep_values::split_param(&args.param), &args.values) {
         (Some(_), Some(_)) => return Err(format!("--param {} already has values: drop --values", args.param)),
         (Some(split), None) => split?,
-        (None, Some(v)) => (args.param.trim().to_owned(), super::sweep_values::values_of(v)?),
+        (None, Some(v)) => (args.param.trim().to_owned(), sim_core::timing::sweep_values::values_of(v)?),
         (None, None) => return Err(format!("--param {}: give its values, --param {}=V1,V2,…", args.param, args.param)),
     };
     if values.is_empty() {
@@ -99,7 +99,7 @@ fn plan(args: &Args) -> Result<Plan, String> {
             values.iter().position(|x| x == v).ok_or_else(|| format!("--reference {v} is not one of the values"))?
         }
     };
-    let shard = args.shard.as_deref().map(super::sweep_values::parse_shard).transpose()?;
+    let shard = args.shard.as_deref().map(sim_core::timing::sweep_values::parse_shard).transpose()?;
     Ok(Plan { param, values, reference, shard })
 }
 
@@ -179,7 +179,7 @@ pub fn run(args: &Args) -> ExitCode {
         Ok(p) => p,
         Err(e) => return usage(e),
     };
-    let shown = super::sweep_values::shard_indices(plan.values.len(), plan.shard);
+    let shown = sim_core::timing::sweep_values::shard_indices(plan.values.len(), plan.shard);
     // The reference point is timed even when another shard prints it.
     let mut timed = shown.clone();
     if !timed.contains(&plan.reference) {

@@ -56,6 +56,7 @@ pub mod report;
 pub mod sm;
 pub mod stream;
 pub mod summary;
+pub mod sweep_values;
 pub mod value_stats;
 
 use alloc::boxed::Box;

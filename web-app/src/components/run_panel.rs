@@ -1,5 +1,7 @@
-//! The run panel: the GPU (the occupancy panel's, shown here, not chosen here), register-file schemes to compare, Run and Cancel, the progress bar,
-//! and the run's error or cancellation. View code only; the run itself is in the worker.
+//! The run panel: the GPU (the occupancy panel's, shown here, not chosen here), register-file
+//! schemes to compare (checkboxes, the spec text, and the scheme panel's instance cards with their
+//! parameter forms), the sweep form, Run and Cancel, the progress bar, and the run's error or
+//! cancellation. View code only; the run itself is in the worker.
 
 use std::rc::Rc;
 
@@ -7,8 +9,12 @@ use yew::prelude::*;
 
 use sim_core::gpu::GpuConfig;
 
+use crate::components::scheme_panel::SchemePanel;
+use crate::components::sweep_panel::SweepPanel;
 use crate::lab::{scheme_name, LabAction, LabState, RunStatus};
+use crate::lab_schemes::spec_of;
 use crate::run_job::RunRequest;
+use crate::sweep::SweepPlan;
 use crate::worker_client::RunControls;
 use sim_core::timing::SchemeSpec;
 use wasm_bindgen::JsCast;
@@ -40,24 +46,40 @@ pub fn run_panel(props: &RunPanelProps) -> Html {
     let lab = &props.lab;
     let on = &props.on_action;
     let running = lab.running();
-    let blocked = lab.schemes.is_empty() || lab.invalid.is_some() || props.gpu.is_none();
-    let start_run = {
-        let (lab, source, start, gpu, registers) =
-            (lab.clone(), props.source.clone(), props.controls.start.clone(), props.gpu.clone(), props.registers);
-        Callback::from(move |()| {
+    let duplicates = crate::lab_schemes::duplicate_error(&lab.schemes);
+    let setup_blocked = lab.invalid.is_some() || props.gpu.is_none();
+    let blocked = lab.schemes.is_empty() || setup_blocked || lab.scheme_error.is_some() || duplicates.is_some();
+    let start_specs = {
+        let (lab, source, start, gpu, registers, on) = (
+            lab.clone(),
+            props.source.clone(),
+            props.controls.start.clone(),
+            props.gpu.clone(),
+            props.registers,
+            on.clone(),
+        );
+        Callback::from(move |(schemes, sweep): (Vec<SchemeSpec>, Option<SweepPlan>)| {
             if let Some(gpu) = &gpu {
+                on.emit(LabAction::SetSweep(sweep.map(Rc::new)));
                 start.emit(RunRequest {
                     ptx: source.to_string(),
                     launch: (*lab.setup).clone(),
                     gpu: (**gpu).clone(),
-                    schemes: lab
-                        .schemes
-                        .iter()
-                        .map(|s| SchemeSpec::parse(s).unwrap_or_else(|_| SchemeSpec::named(s)))
-                        .collect(),
+                    schemes,
                     registers_per_thread: registers,
                 });
             }
+        })
+    };
+    let start_run = {
+        let (schemes, start) = (lab.schemes.clone(), start_specs.clone());
+        Callback::from(move |()| start.emit((schemes.iter().map(|s| spec_of(s)).collect(), None)))
+    };
+    let run_sweep = {
+        let (start, on) = (start_specs.clone(), on.clone());
+        Callback::from(move |plan: SweepPlan| match plan.specs() {
+            Ok(specs) => start.emit((specs, Some(plan))),
+            Err(e) => on.emit(LabAction::SchemeError(e)),
         })
     };
     let run = start_run.reform(|_: MouseEvent| ());
@@ -90,6 +112,9 @@ pub fn run_panel(props: &RunPanelProps) -> Html {
                 if running { <button type="button" id="cancel-button" onclick={cancel}>{ "Cancel" }</button> }
             </div>
             { scheme_specs(lab, on) }
+            <SchemePanel lab={lab.clone()} gpu={props.gpu.clone()} on_action={on.clone()} />
+            if let Some(e) = duplicates { <p class="field-error" id="scheme-duplicate-error" role="alert">{ e }</p> }
+            <SweepPanel schemes={lab.schemes.clone()} gpu={props.gpu.clone()} on_run={run_sweep} disabled={running || setup_blocked} />
             if lab.schemes.is_empty() { <p class="field-error">{ "Choose at least one scheme." }</p> }
             { status(&lab.run) }
         </section>

@@ -25,6 +25,9 @@ use crate::run_job::RunOutput;
 pub struct RunResultsProps {
     /// One report per scheme and the run's host time.
     pub run: Rc<RunOutput>,
+    /// The sweep the run was (its points are the reports, in value order): line charts first.
+    #[prop_or_default]
+    pub sweep: Option<Rc<crate::sweep::SweepPlan>>,
 }
 
 /// The run's results.
@@ -79,6 +82,7 @@ pub fn run_results(props: &RunResultsProps) -> Html {
             { notices(reports) }
             <div class="summary">{ table(&summary(reports, &cmp)) }</div>
             { host_time(&props.run.host) }
+            { sweep_charts(props.sweep.as_deref(), reports) }
             <div class="charts">
                 { bar("ipc-warp", "IPC (warp-instructions per cycle)", Some("Warp-instructions issued per core cycle, whole GPU."), rc::ipc_warp(&cmp)) }
                 { bar("ipc-thread", "IPC (thread-instructions per cycle)", Some("Active-lane instructions per core cycle (GPGPU-Sim's IPC)."), rc::ipc_thread(&cmp)) }
@@ -94,6 +98,18 @@ pub fn run_results(props: &RunResultsProps) -> Html {
                        note={AttrValue::from("Share of reads whose value was produced at most this many instructions of the same warp earlier (CDF, distances up to 64).")} />
             </div>
         </section>
+    }
+}
+
+/// The line charts of a sweep over its parameter (nothing for a plain comparison).
+fn sweep_charts(plan: Option<&crate::sweep::SweepPlan>, reports: &[Report]) -> Html {
+    let Some(plan) = plan.filter(|p| p.values.len() == reports.len()) else { return Html::default() };
+    html! {
+        <div class="charts sweep-charts" id="sweep-charts">
+            { for plan.charts(reports).into_iter().map(|(id, title, data)| html! {
+                <Chart id={id} title={title} body={line_chart(&data)} table={data.table()} frame={data.frame()} />
+            }) }
+        </div>
     }
 }
 

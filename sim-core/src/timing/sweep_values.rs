@@ -1,4 +1,4 @@
-//! The points of `reglab sweep`: the parameter and its values from `--param KEY=V1,V2,…`, a range
+//! The points of a parameter sweep (`reglab sweep` and the page's sweeps): the parameter and its values from `--param KEY=V1,V2,…`, a range
 //! `KEY=A..B*F` (geometric: A, A·F, A·F², … up to B) or `KEY=A..B+S` (arithmetic, step S;
 //! `KEY=A..B` steps by 1), and `--shard I/N` (the points whose index mod N is I).
 //!
@@ -7,6 +7,11 @@
 //! collector_units=1..7+3 → 1, 4, 7
 //! --shard 1/3 of 9 points → indices 1, 4, 7
 //! ```
+
+use alloc::borrow::ToOwned;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
 
 /// The most points a range may expand to (a guard against `1..1e12+1`).
 pub const MAX_POINTS: usize = 100_000;
@@ -100,6 +105,7 @@ pub fn shard_indices(count: usize, shard: Option<(usize, usize)>) -> Vec<usize> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alloc::vec;
 
     #[test]
     fn lists_and_ranges_expand_in_order() {

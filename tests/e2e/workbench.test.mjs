@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { chromium } from 'playwright-core';
 
-import { chooseSchemes, openLab, readSummary, runToResults } from './lab-ui.mjs';
+import { chooseSchemes, loadExample, openLab, readSummary, runToResults } from './lab-ui.mjs';
 import { artifactsDir, chromiumArgs, chromiumPath, repoRoot, serveSite } from './site.mjs';
 
 const GPU = 'fermi-gtx480';
@@ -239,6 +239,20 @@ test('exports download and parse; screenshots at 1366×768 and 1920×1080', asyn
     await page.locator('#chart-energy .chart-download').click();
     const svg = readFileSync(await (await svgDownload).path(), 'utf8');
     assert.match(svg, /^<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    // PNG at twice the SVG's size, from the results' charts and from the occupancy panel's.
+    const viewBox = svg.match(/viewBox="0 0 ([\d.]+) ([\d.]+)"/).slice(1).map(Number);
+    const pngDownload = page.waitForEvent('download');
+    await page.locator('#chart-energy .chart-download-png').click();
+    const png = readFileSync(await (await pngDownload).path());
+    assert.equal(png.subarray(1, 4).toString('latin1'), 'PNG');
+    assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], viewBox.map((v) => Math.round(2 * v)));
+    const occupancyPng = page.waitForEvent('download');
+    await page.locator('.chart-export-png').first().click();
+    const occ = readFileSync(await (await occupancyPng).path());
+    assert.equal(occ.subarray(1, 4).toString('latin1'), 'PNG');
+    // Charts take keyboard focus.
+    await page.locator('#chart-energy svg').focus();
+    assert.equal(await page.evaluate(() => document.activeElement?.closest('figure')?.id), 'chart-energy');
     for (const [w, h] of [[1366, 768], [1920, 1080]]) {
       await page.setViewportSize({ width: w, height: h });
       await page.locator('#run-panel, .run-panel').first().scrollIntoViewIfNeeded();
@@ -249,6 +263,43 @@ test('exports download and parse; screenshots at 1366×768 and 1920×1080', asyn
       await page.screenshot({ path: join(artifactsDir, `workbench-results-${w}x${h}.png`) });
     }
     assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});
+
+test('six schemes on one functional run vs six single-scheme runs (matmul, wall time reported)', async (t) => {
+  const { page, close } = await openWorkbench(['baseline']);
+  const specs = ['baseline', 'no-bank-conflicts', '2x-registers', 'rfc-ob', 'rfc-ob:rfc_entries=2', 'baseline:collector_units=4'];
+  // Consecutive runs have different scheme lists, so the results of this run are the ones whose
+  // rows are `list` (the previous run's stay on screen until the new one starts).
+  const timed = async (list) => {
+    const start = Date.now();
+    await page.locator('#run-button').click();
+    await page.waitForFunction(
+      (want) => [...document.querySelectorAll('#run-results .summary tbody tr td:first-child')].map((c) => c.textContent).join(' ') === want,
+      list.join(' '),
+      { timeout: 300_000 },
+    );
+    return Date.now() - start;
+  };
+  const setSpecs = async (list) => {
+    await page.locator('#scheme-specs').fill(list.join(' '));
+    await page.locator('#scheme-specs').press('Enter');
+    await page.locator('#scheme-specs').blur();
+    await page.waitForFunction((n) => document.querySelectorAll('.scheme-card').length === n, list.length);
+  };
+  try {
+    await loadExample(page, 'matmul_tiled', '_Z11matmulTiledPKfS0_Pfi');
+    await setSpecs(specs);
+    const together = await timed(specs);
+    assert.deepEqual(Object.keys(await readSummary(page)), specs);
+    let apart = 0;
+    for (const s of specs) {
+      await setSpecs([s]);
+      apart += await timed([s]);
+    }
+    t.diagnostic(`matmul_tiled on ${GPU}: six schemes in one run ${together} ms; six single-scheme runs ${apart} ms in all`);
   } finally {
     await close();
   }

@@ -96,15 +96,17 @@ pub fn ticks(min: f64, max: f64, count: usize, binary: bool) -> Vec<f64> {
         return vec![min];
     }
     let raw = span / count as f64;
-    let step = if binary {
-        2f64.powf(raw.log2().ceil()).max(1.0)
-    } else {
-        let mag = 10f64.powf(raw.log10().floor());
-        [1.0, 2.0, 2.5, 5.0, 10.0].iter().map(|m| m * mag).find(|s| *s >= raw).unwrap_or(10.0 * mag)
-    };
+    let step = if binary { 2f64.powf(raw.log2().ceil()).max(1.0) } else { nice_step(raw) };
     let first = (min / step).ceil() as i64;
     let last = (max / step + 1e-9).floor() as i64;
     (first..=last).map(|i| i as f64 * step).collect()
+}
+
+/// The smallest step of 1, 2, 2.5 or 5 × 10ⁿ at least `raw`: the one tick rule of every chart
+/// (also [`crate::components::charts::axes::nice_ticks`]).
+pub fn nice_step(raw: f64) -> f64 {
+    let mag = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 2.5, 5.0, 10.0].iter().map(|m| m * mag).find(|s| *s >= raw).unwrap_or(10.0 * mag)
 }
 
 /// A number as a tick label: integers without decimals, others with at most two.

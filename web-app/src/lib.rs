@@ -30,6 +30,7 @@ pub mod chart;
 pub mod components;
 pub mod examples;
 pub mod export;
+pub mod export_png;
 pub mod highlight;
 pub mod host_timing;
 pub mod lab;

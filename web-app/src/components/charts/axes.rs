@@ -74,9 +74,7 @@ impl Frame {
 /// maximum.
 pub fn nice_ticks(max: f64, n: usize) -> Vec<f64> {
     let max = if max.is_finite() && max > 0.0 { max } else { 1.0 };
-    let raw = max / n.max(1) as f64;
-    let mag = 10f64.powf(raw.log10().floor());
-    let step = [1.0, 2.0, 2.5, 5.0, 10.0].iter().map(|m| m * mag).find(|s| *s >= raw).unwrap_or(10.0 * mag);
+    let step = crate::chart::nice_step(max / n.max(1) as f64);
     let count = (max / step).ceil() as usize;
     (0..=count).map(|i| i as f64 * step).collect()
 }

@@ -126,6 +126,11 @@ test('two instances of one scheme and the baseline: three columns equal to regla
       assert.ok((await chart.locator('svg[role=img] rect, svg[role=img] polyline').count()) > 0, id);
       assert.equal(await chart.locator('details table').count(), 1, id);
     }
+    // The scheme counters: rfc-ob's RFC hits, empty for the baseline.
+    const hits = page.locator('#scheme-counters tbody tr', { hasText: 'rfc_hits' });
+    const hitCells = await hits.locator('td').allTextContents();
+    assert.equal(hitCells[1], '');
+    assert.equal(Number(hitCells[2]), nativeRun(['rfc-ob'])['rfc-ob'].register_file.scheme.counters.find((c) => c.name === 'rfc_hits').value);
     // The energy bar of rfc-ob is stacked from its structures (main_rf and rfc at least).
     const legend = await page.locator('#chart-energy .legend text').allTextContents();
     assert.ok(legend.includes('main_rf') && legend.includes('rfc'), legend.join(','));
@@ -200,7 +205,8 @@ test('Cancel during a sweep leaves the page usable; the one-click Wyse study the
     await page.locator('#sweep-panel summary').click();
     await page.locator('#study-wyse-rfc').click();
     await page.locator('#run-progress').waitFor();
-    await page.waitForTimeout(800);
+    assert.match(await page.locator('#run-status').textContent(), /Simulating _Z6vecAddPKfS0_Pfi on fermi-gtx480 under a sweep of rfc-ob over 9 values of rfc_entries/);
+    await page.locator('#run-time-left').waitFor({ timeout: 90_000 });
     await page.locator('#cancel-button').click();
     await page.locator('.run-cancelled').waitFor();
     assert.equal(await page.locator('#run-button').isEnabled(), true);

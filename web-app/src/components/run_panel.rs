@@ -46,6 +46,7 @@ pub fn run_panel(props: &RunPanelProps) -> Html {
     let lab = &props.lab;
     let on = &props.on_action;
     let running = lab.running();
+    let started = use_started(lab.run_id, running);
     let duplicates = crate::lab_schemes::duplicate_error(&lab.schemes);
     let setup_blocked = lab.invalid.is_some() || props.gpu.is_none();
     let blocked = lab.schemes.is_empty() || setup_blocked || lab.scheme_error.is_some() || duplicates.is_some();
@@ -116,7 +117,7 @@ pub fn run_panel(props: &RunPanelProps) -> Html {
             if let Some(e) = duplicates { <p class="field-error" id="scheme-duplicate-error" role="alert">{ e }</p> }
             <SweepPanel schemes={lab.schemes.clone()} gpu={props.gpu.clone()} on_run={run_sweep} disabled={running || setup_blocked} />
             if lab.schemes.is_empty() { <p class="field-error">{ "Choose at least one scheme." }</p> }
-            { status(&lab.run) }
+            { status(&lab.run, &running_text(lab, props.gpu.as_deref()), time_left(started, &lab.run)) }
         </section>
     }
 }
@@ -148,13 +149,46 @@ fn scheme_specs(lab: &LabState, on: &Callback<LabAction>) -> Html {
     }
 }
 
-fn status(run: &RunStatus) -> Html {
+/// When the current run started (host ms), kept per run id.
+#[hook]
+fn use_started(run_id: u64, running: bool) -> Option<f64> {
+    let at = use_mut_ref(|| (u64::MAX, None::<f64>));
+    if running && at.borrow().0 != run_id {
+        *at.borrow_mut() = (run_id, Some(crate::host_timing::now_ms()));
+    }
+    if running {
+        at.borrow().1
+    } else {
+        None
+    }
+}
+
+/// Seconds left, from the time since the start and the fraction done (after 5 % of the work).
+fn time_left(started: Option<f64>, run: &RunStatus) -> Option<f64> {
+    let (RunStatus::Running(p), Some(t0)) = (run, started) else { return None };
+    let elapsed = (crate::host_timing::now_ms() - t0) / 1000.0;
+    (p.fraction >= 0.05 && p.fraction < 1.0).then(|| elapsed * (1.0 - p.fraction) / p.fraction)
+}
+
+/// What is being simulated: the kernel, the GPU and the schemes (or the sweep).
+fn running_text(lab: &LabState, gpu: Option<&GpuConfig>) -> String {
+    let what = match &lab.sweep {
+        Some(plan) => format!("a sweep of {} over {} values of {}", plan.base, plan.values.len(), plan.param),
+        None => format!("{} scheme{}", lab.schemes.len(), if lab.schemes.len() == 1 { "" } else { "s" }),
+    };
+    let kernel = lab.kernel().unwrap_or("the kernel");
+    format!("Simulating {kernel} on {} under {what}", gpu.map_or("the GPU", |g| g.name.as_str()))
+}
+
+fn status(run: &RunStatus, what: &str, left: Option<f64>) -> Html {
     match run {
         RunStatus::Idle | RunStatus::Done(_) => Html::default(),
         RunStatus::Running(p) => html! {
             <div class="run-progress" id="run-status" aria-live="polite">
                 <progress id="run-progress" max="1" value={p.fraction.to_string()} aria-label="Run progress" />
-                <span>{ format!("{:.0}% · {} warp-instructions · {} cycles", p.fraction * 100.0, p.warp_instructions, p.cycles) }</span>
+                <span>{ format!("{what}: {:.0}% · {} warp-instructions · {} cycles", p.fraction * 100.0, p.warp_instructions, p.cycles) }
+                    if let Some(s) = left { <span id="run-time-left">{ format!(" · about {} s left", s.ceil()) }</span> }
+                </span>
             </div>
         },
         RunStatus::Cancelled => {

@@ -83,6 +83,7 @@ pub fn run_results(props: &RunResultsProps) -> Html {
             <div class="summary">{ table(&summary(reports, &cmp)) }</div>
             { host_time(&props.run.host) }
             { sweep_charts(props.sweep.as_deref(), reports) }
+            { counters(reports) }
             <div class="charts">
                 { bar("ipc-warp", "IPC (warp-instructions per cycle)", Some("Warp-instructions issued per core cycle, whole GPU."), rc::ipc_warp(&cmp)) }
                 { bar("ipc-thread", "IPC (thread-instructions per cycle)", Some("Active-lane instructions per core cycle (GPGPU-Sim's IPC)."), rc::ipc_thread(&cmp)) }
@@ -98,6 +99,43 @@ pub fn run_results(props: &RunResultsProps) -> Html {
                        note={AttrValue::from("Share of reads whose value was produced at most this many instructions of the same warp earlier (CDF, distances up to 64).")} />
             </div>
         </section>
+    }
+}
+
+/// The schemes' own counters (RFC hits, PCRF moves, …), one row per counter, one column per
+/// scheme (empty where a scheme does not count it); nothing when no scheme has any.
+fn counters(reports: &[Report]) -> Html {
+    let mut names: Vec<&str> = Vec::new();
+    for c in reports.iter().flat_map(|r| r.register_file.scheme.counters.iter()) {
+        if !names.contains(&c.name.as_str()) {
+            names.push(&c.name);
+        }
+    }
+    if names.is_empty() {
+        return Html::default();
+    }
+    let mut headers = vec!["Counter".to_owned()];
+    headers.extend(reports.iter().map(|r| r.scheme.clone()));
+    let rows = names
+        .iter()
+        .map(|n| {
+            let mut row = vec![(*n).to_owned()];
+            row.extend(reports.iter().map(|r| {
+                r.register_file
+                    .scheme
+                    .counters
+                    .iter()
+                    .find(|c| c.name == *n)
+                    .map_or(String::new(), |c| c.value.to_string())
+            }));
+            row
+        })
+        .collect();
+    html! {
+        <details class="scheme-counters" id="scheme-counters">
+            <summary>{ format!("Scheme counters ({})", names.len()) }</summary>
+            { table(&Table { headers, rows }) }
+        </details>
     }
 }
 

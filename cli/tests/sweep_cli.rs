@@ -42,6 +42,10 @@ fn rfc_size_sweep_prints_one_line_per_point() {
     assert_eq!(values, [2, 8, 512]);
     assert_eq!(points[0]["scheme"], "rfc-ob:rfc_entries=2");
     assert_eq!(points[1]["relative_ipc"].as_f64(), Some(1.0));
+    assert_eq!(points[1]["speedup"].as_f64(), Some(1.0));
+    // Speed-up = reference cycles / the point's cycles (to the last bit JSON parsing keeps).
+    let (c8, c2) = (points[1]["cycles"].as_f64().unwrap_or(0.0), points[0]["cycles"].as_f64().unwrap_or(1.0));
+    assert!(points[0]["speedup"].as_f64().is_some_and(|s| (s - c8 / c2).abs() < 1e-12), "{}", points[0]["speedup"]);
     let saved: Vec<f64> = points.iter().filter_map(|p| p["reads_saved"].as_f64()).collect();
     assert_eq!(saved.len(), 3);
     assert!(saved.windows(2).all(|w| w[0] <= w[1]), "{saved:?}");

@@ -11,7 +11,8 @@
 //! ```
 //!
 //! Per point: its index and the number of points, cycles, warp IPC, IPC relative to the
-//! reference point (default: the first value), register-file reads, writes, conflicts and energy,
+//! reference point (default: the first value), the speed-up over it (its cycles / the point's, as
+//! `sim_core::timing::summary` computes it for `reglab run` and the page), register-file reads, writes, conflicts and energy,
 //! the scheme's structures and counters, `reads_saved` = `rfc_hits / (rfc_hits + rfc_misses)`
 //! when the scheme counts both (Wyse Fig. 5), and the point's full report. `--shard I/N` prints
 //! only the points whose index mod N is I (the reference point is timed too when it is in another
@@ -120,7 +121,9 @@ fn specs(
 }
 
 /// The JSON line of one point.
-fn point(r: &Report, at: (usize, usize), param: &str, value: &str, reference_ipc: f64) -> Value {
+fn point(r: &Report, at: (usize, usize), param: &str, value: &str, reference: Option<&Report>) -> Value {
+    let reference_ipc = reference.map_or(0.0, |r| r.ipc.warp_instructions_per_cycle);
+    let speedup = sim_core::timing::summary::speedup(reference.map_or(0, |r| r.cycles), r.cycles);
     let ipc = r.ipc.warp_instructions_per_cycle;
     let rf = &r.register_file;
     let counters: Map<String, Value> = rf.scheme.counters.iter().map(|c| (c.name.clone(), json!(c.value))).collect();
@@ -146,6 +149,7 @@ fn point(r: &Report, at: (usize, usize), param: &str, value: &str, reference_ipc
         "cycles": r.cycles,
         "ipc": ipc,
         "relative_ipc": relative,
+        "speedup": speedup,
         "reads_saved": reads_saved,
         "rf_reads": rf.reads,
         "rf_writes": rf.writes,
@@ -207,14 +211,10 @@ pub fn run(args: &Args) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let reference_ipc = timed
-        .iter()
-        .position(|&i| i == plan.reference)
-        .and_then(|k| reports.get(k))
-        .map_or(0.0, |r| r.ipc.warp_instructions_per_cycle);
+    let reference = timed.iter().position(|&i| i == plan.reference).and_then(|k| reports.get(k));
     for (r, &i) in reports.iter().zip(&shown) {
         let value = plan.values.get(i).map_or("", String::as_str);
-        println!("{}", point(r, (i, plan.values.len()), &plan.param, value, reference_ipc));
+        println!("{}", point(r, (i, plan.values.len()), &plan.param, value, reference));
     }
     ExitCode::SUCCESS
 }

@@ -79,28 +79,8 @@ pub fn nice_ticks(max: f64, n: usize) -> Vec<f64> {
     (0..=count).map(|i| i as f64 * step).collect()
 }
 
-/// A short label for a value: 1234567 → "1.23M", 0.5 → "0.5".
-pub fn fmt_num(v: f64) -> String {
-    let a = v.abs();
-    let (x, suffix) = if a >= 1e9 {
-        (v / 1e9, "G")
-    } else if a >= 1e6 {
-        (v / 1e6, "M")
-    } else if a >= 1e4 {
-        (v / 1e3, "k")
-    } else {
-        (v, "")
-    };
-    let text = if x.fract() == 0.0 || x.abs() >= 100.0 {
-        format!("{x:.0}")
-    } else if x.abs() >= 10.0 {
-        format!("{x:.1}")
-    } else {
-        format!("{x:.2}")
-    };
-    let text = if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.').to_owned() } else { text };
-    format!("{text}{suffix}")
-}
+/// A short label for a value: the one chart formatter, [`crate::chart::format_number`].
+pub use crate::chart::format_number as fmt_num;
 
 /// The value axis: grid lines and tick labels for `ticks`, and the rotated axis label.
 pub fn value_axis(f: &Frame, ticks: &[f64], label: &str) -> Html {

@@ -217,6 +217,7 @@ test('Cancel during a sweep leaves the page usable; the one-click Wyse study the
     assert.equal(points.length, 9);
     assert.equal(points[0], 'rfc-ob:rfc_entries=2');
     assert.equal(points[8], 'rfc-ob:rfc_entries=512');
+    await page.locator('#sweep-charts').screenshot({ path: join(artifactsDir, 'workbench-wyse-rfc-sweep.png') });
     assert.match(await page.locator('#chart-sweep-relative-ipc .chart-note, #chart-sweep-relative-ipc svg').first().innerHTML(), /rfc_entries = 8/);
   } finally {
     await close();

@@ -110,18 +110,12 @@ impl SweepPlan {
         ];
         let saved = self.line(reports, "reads saved", reads_saved);
         if !saved.points.is_empty() {
-            out.push(chart(
-                "sweep-reads-saved",
-                "Reads saved",
-                "% of OB source reads served by the RFC",
-                Some(100.0),
-                saved,
-            ));
+            out.push(chart("sweep-reads-saved", "Reads saved", "% of OB reads from the RFC", Some(100.0), saved));
         }
         out.push(chart(
             "sweep-energy",
             "Register-file energy",
-            "nJ",
+            "register-file energy (nJ)",
             None,
             self.line(reports, "energy", |r| Some(r.register_file.energy_total_nj)),
         ));

@@ -72,7 +72,7 @@ fn range(from: &str, rest: &str) -> Result<Vec<String>, String> {
     if end < start {
         return Err(format!("range {from}..{rest}: the end is below the start"));
     }
-    let integral = [start, step].iter().all(|v| v.fract() == 0.0);
+    let integral = [start, step].iter().all(|v| libm::trunc(*v) == *v);
     let mut out = Vec::new();
     let mut v = start;
     // A little slack so that 0.1..0.3+0.1 includes 0.3.

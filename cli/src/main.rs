@@ -38,8 +38,10 @@ enum Command {
     Schemes(commands::schemes::Args),
     /// Measure simulator throughput (simulated warp-instructions per host second).
     Bench(commands::bench::Args),
-    /// Sweep one scheme parameter over a list of values; one JSON line per point.
+    /// Sweep one scheme parameter over a list or range of values; one JSON line per point.
     Sweep(commands::sweep::Args),
+    /// Join the JSON lines of `reglab sweep` shards into one table (aligned, CSV or JSON lines).
+    Merge(commands::merge::Args),
 }
 
 /// Exit status of a process that stops because its reader went away (128 + SIGPIPE), as a shell
@@ -79,5 +81,6 @@ fn main() -> ExitCode {
         Command::Schemes(args) => commands::schemes::run(&args),
         Command::Bench(args) => commands::bench::run(&args),
         Command::Sweep(args) => commands::sweep::run(&args),
+        Command::Merge(args) => commands::merge::run(&args),
     }
 }

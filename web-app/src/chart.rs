@@ -96,25 +96,43 @@ pub fn ticks(min: f64, max: f64, count: usize, binary: bool) -> Vec<f64> {
         return vec![min];
     }
     let raw = span / count as f64;
-    let step = if binary {
-        2f64.powf(raw.log2().ceil()).max(1.0)
-    } else {
-        let mag = 10f64.powf(raw.log10().floor());
-        [1.0, 2.0, 2.5, 5.0, 10.0].iter().map(|m| m * mag).find(|s| *s >= raw).unwrap_or(10.0 * mag)
-    };
+    let step = if binary { 2f64.powf(raw.log2().ceil()).max(1.0) } else { nice_step(raw) };
     let first = (min / step).ceil() as i64;
     let last = (max / step + 1e-9).floor() as i64;
     (first..=last).map(|i| i as f64 * step).collect()
 }
 
-/// A number as a tick label: integers without decimals, others with at most two.
+/// The smallest step of 1, 2, 2.5 or 5 × 10ⁿ at least `raw`: the one tick rule of every chart
+/// (also [`crate::components::charts::axes::nice_ticks`]).
+pub fn nice_step(raw: f64) -> f64 {
+    let mag = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 2.5, 5.0, 10.0].iter().map(|m| m * mag).find(|s| *s >= raw).unwrap_or(10.0 * mag)
+}
+
+/// A number as an axis or bar label, the one formatter of every chart: integers without
+/// decimals, others with two significant decimals below 10 and one below 100, and k / M / G from
+/// 10 000 up (1234567 → "1.23M", 0.5 → "0.5", 12 000 → "12k"). Tables keep full precision
+/// ([`crate::components::charts::bars::table_num`]).
 pub fn format_number(v: f64) -> String {
-    if (v - v.round()).abs() < 1e-9 {
-        format!("{}", v.round() as i64)
+    let a = v.abs();
+    let (x, suffix) = if a >= 1e9 {
+        (v / 1e9, "G")
+    } else if a >= 1e6 {
+        (v / 1e6, "M")
+    } else if a >= 1e4 {
+        (v / 1e3, "k")
     } else {
-        let s = format!("{v:.2}");
-        s.trim_end_matches('0').trim_end_matches('.').to_owned()
-    }
+        (v, "")
+    };
+    let text = if (x - x.round()).abs() < 1e-9 || x.abs() >= 100.0 {
+        format!("{x:.0}")
+    } else if x.abs() >= 10.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.2}")
+    };
+    let text = if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.').to_owned() } else { text };
+    format!("{text}{suffix}")
 }
 
 /// The chart as a standalone SVG document fragment (`<svg xmlns=…>…</svg>`).

@@ -1,15 +1,21 @@
-//! Exports of a run: the reports as CSV (one row per scheme), and a browser download of any text
-//! (report JSON, CSV, a chart's SVG) through a Blob URL.
+//! Exports of a run: the reports as CSV (one row per scheme, from the same comparison the charts
+//! and the CLI table use, `sim_core::timing::summary`), and a browser download of any text (report
+//! JSON, CSV, a chart's SVG) through a Blob URL.
 //!
 //! ```text
-//! scheme,gpu,cycles,warp_instructions,…
-//! baseline,turing-rtx2060,5120,1728,…
+//! scheme,gpu,outcome,cycles,…,reference,speedup_vs_reference,…,stall_structural,…,main_rf_energy_nj
+//! baseline,turing-rtx2060,finished,5120,…,baseline,1.000000,…
 //! ```
+//!
+//! The stall columns are every cause a run lists (`stall_NAME`, scheduler-cycles; the scheme
+//! causes only when some run has them), and each structure any run has gets `NAME_reads`,
+//! `NAME_writes` and `NAME_energy_nj` (0 for runs without it).
 
-use sim_core::timing::{Report, StallCause};
+use sim_core::timing::summary::compare;
+use sim_core::timing::Report;
 
-/// The CSV columns, in order.
-pub const CSV_COLUMNS: [&str; 19] = [
+/// The columns every CSV starts with, in order.
+pub const CSV_COLUMNS: [&str; 18] = [
     "scheme",
     "gpu",
     "outcome",
@@ -19,61 +25,67 @@ pub const CSV_COLUMNS: [&str; 19] = [
     "thread_instructions",
     "ipc_warp_instructions_per_cycle",
     "ipc_thread_instructions_per_cycle",
-    "speedup_vs_first",
+    "reference",
+    "speedup_vs_reference",
+    "registers_per_thread",
+    "ctas_per_sm",
+    "theoretical_occupancy",
     "rf_reads",
     "rf_writes",
     "rf_bank_conflicts",
-    "stall_issued",
-    "stall_operand_collection",
-    "stall_scoreboard",
-    "stall_memory",
-    "stall_barrier",
-    "stall_other",
+    "rf_energy_nj",
 ];
 
-/// The reports as CSV, one row per scheme; the speed-up is relative to the first report.
-pub fn reports_csv(reports: &[Report]) -> String {
-    let mut out = CSV_COLUMNS.join(",");
+fn quote(c: &str) -> String {
+    if c.contains([',', '"', '\n']) {
+        format!("\"{}\"", c.replace('"', "\"\""))
+    } else {
+        c.to_owned()
+    }
+}
+
+/// The reports as CSV, one row per scheme; the speed-up is over `reference` (a run's label;
+/// `None` or absent: the baseline if run, else the first run).
+pub fn reports_csv(reports: &[Report], reference: Option<&str>) -> String {
+    let cmp = compare(reports, reference);
+    let causes = cmp.stall_causes();
+    let structures = cmp.structure_names();
+    let mut header: Vec<String> = CSV_COLUMNS.iter().map(|c| (*c).to_owned()).collect();
+    header.extend(causes.iter().map(|c| format!("stall_{}", c.name())));
+    for s in &structures {
+        header.extend([format!("{s}_reads"), format!("{s}_writes"), format!("{s}_energy_nj")]);
+    }
+    let mut out = header.iter().map(|h| quote(h)).collect::<Vec<_>>().join(",");
     out.push('\n');
-    let first = reports.first().map_or(0, |r| r.cycles);
-    for r in reports {
-        let s = &r.stalls;
-        let other = [StallCause::SchemeSpecific, StallCause::Structural, StallCause::NoEligibleWarp, StallCause::Idle]
-            .iter()
-            .map(|&c| s.get(c))
-            .sum::<u64>();
-        let speedup = if r.cycles > 0 { first as f64 / r.cycles as f64 } else { 0.0 };
-        let outcome = match r.outcome {
-            sim_core::timing::report::Outcome::Finished => "finished",
-            sim_core::timing::report::Outcome::BudgetExceeded { .. } => "budget_exceeded",
-            sim_core::timing::report::Outcome::Running => "running",
-        };
-        let cells = [
-            r.scheme.clone(),
+    for (r, row) in reports.iter().zip(&cmp.rows) {
+        let mut cells = vec![
+            row.scheme.clone(),
             r.gpu.clone(),
-            outcome.to_owned(),
-            r.cycles.to_string(),
+            row.outcome.clone(),
+            row.cycles.to_string(),
             r.ctas.to_string(),
             r.warp_instructions.to_string(),
             r.thread_instructions.to_string(),
-            format!("{:.6}", r.ipc.warp_instructions_per_cycle),
-            format!("{:.6}", r.ipc.thread_instructions_per_cycle),
-            format!("{speedup:.6}"),
-            r.register_file.reads.to_string(),
-            r.register_file.writes.to_string(),
-            r.register_file.bank_conflicts.to_string(),
-            s.get(StallCause::Issued).to_string(),
-            s.get(StallCause::OperandCollection).to_string(),
-            s.get(StallCause::Scoreboard).to_string(),
-            s.get(StallCause::Memory).to_string(),
-            s.get(StallCause::Barrier).to_string(),
-            other.to_string(),
+            format!("{:.6}", row.warp_ipc),
+            format!("{:.6}", row.thread_ipc),
+            cmp.reference.clone(),
+            format!("{:.6}", row.speedup),
+            row.registers_per_thread.to_string(),
+            row.ctas_per_sm.to_string(),
+            format!("{:.6}", row.occupancy),
+            row.rf_reads.to_string(),
+            row.rf_writes.to_string(),
+            row.bank_conflicts.to_string(),
+            format!("{:.6}", row.energy_nj),
         ];
-        let quoted: Vec<String> = cells
-            .iter()
-            .map(|c| if c.contains([',', '"']) { format!("\"{}\"", c.replace('"', "\"\"")) } else { c.clone() })
-            .collect();
-        out.push_str(&quoted.join(","));
+        cells.extend(causes.iter().map(|&c| r.stalls.get(c).to_string()));
+        for name in &structures {
+            match row.structures.iter().find(|s| &s.name == name) {
+                Some(s) => cells.extend([s.reads.to_string(), s.writes.to_string(), format!("{:.6}", s.energy_nj)]),
+                None => cells.extend(["0".to_owned(), "0".to_owned(), format!("{:.6}", 0.0)]),
+            }
+        }
+        out.push_str(&cells.iter().map(|c| quote(c)).collect::<Vec<_>>().join(","));
         out.push('\n');
     }
     out
@@ -103,3 +115,7 @@ pub fn download(name: &str, mime: &str, text: &str) {
     #[cfg(not(target_arch = "wasm32"))]
     let _ = (name, mime, text);
 }
+
+#[cfg(test)]
+#[path = "export_tests.rs"]
+mod tests;

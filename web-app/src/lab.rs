@@ -41,6 +41,8 @@ pub struct LabState {
     pub run_id: u64,
     /// Why the last scheme specs typed were not taken.
     pub scheme_error: Option<String>,
+    /// The sweep the last run started was (its results add line charts over the parameter).
+    pub sweep: Option<Rc<crate::sweep::SweepPlan>>,
 }
 
 /// The scheme name of a spec (`baseline:collector_units=2` → `baseline`).
@@ -96,8 +98,13 @@ pub enum LabAction {
     EditJson(String),
     /// Add a scheme by name, or remove every spec of it.
     ToggleScheme(String),
-    /// Use these scheme specs (`NAME[:k=v,…]`, the text field under the checkboxes).
+    /// Use these scheme specs (`NAME[:k=v,…]`, the text field under the checkboxes, or the
+    /// scheme panel's instances after an add, remove, duplicate or parameter edit).
     SetSchemes(Vec<String>),
+    /// A parameter field's value was refused (the reason); Run waits until it is fixed.
+    SchemeError(String),
+    /// The next run is this sweep (its points are the schemes), or a plain comparison (`None`).
+    SetSweep(Option<Rc<crate::sweep::SweepPlan>>),
     /// A run with this id was sent to the worker.
     RunStarted(u64),
     /// Progress of run `id`.
@@ -136,6 +143,7 @@ impl LabState {
             run: RunStatus::Idle,
             run_id: 0,
             scheme_error: None,
+            sweep: None,
         }
     }
 
@@ -245,6 +253,8 @@ impl LabState {
                 }
                 Err(e) => next.scheme_error = Some(e),
             },
+            LabAction::SchemeError(e) => next.scheme_error = Some(e),
+            LabAction::SetSweep(plan) => next.sweep = plan,
             LabAction::RunStarted(id) => {
                 next.run_id = id;
                 next.run = RunStatus::Running(RunProgress::default());

@@ -1,101 +1,118 @@
-//! Chart data from timing reports (one report per scheme): IPC, speed-up, stall breakdown,
-//! register-file traffic, reads per value, occupancy over time. Pure functions, tested natively.
+//! Chart data from timing reports (one report per scheme) and their comparison
+//! (`sim_core::timing::summary`, the vocabulary the CLI and the CSV use too): IPC, speed-up over the
+//! chosen reference, stall breakdown, register-file traffic, energy by structure, reads per value,
+//! producer→consumer distance, occupancy over time. Pure functions, tested natively. A scheme is
+//! drawn in the colour of its position in the run (`BarData::category_colours`), in every chart.
 
+use sim_core::timing::summary::Comparison;
 use sim_core::timing::{Report, StallCause};
 
 use crate::components::charts::{BarData, LineData, LineSeries, Series};
 
-fn schemes(reports: &[Report]) -> Vec<String> {
-    reports.iter().map(|r| r.scheme.clone()).collect()
+fn schemes(cmp: &Comparison) -> Vec<String> {
+    cmp.rows.iter().map(|r| r.scheme.clone()).collect()
 }
 
-fn bars(reports: &[Report], series: Vec<Series>, y_label: &str) -> BarData {
+fn bars(cmp: &Comparison, series: Vec<Series>, y_label: &str) -> BarData {
     BarData {
-        categories: schemes(reports),
+        categories: schemes(cmp),
         series,
         x_label: "Register-file scheme".into(),
         y_label: y_label.into(),
         stacked: false,
         y_max: None,
+        category_colours: false,
     }
 }
 
+/// One bar per scheme, each in its scheme's colour.
+fn per_scheme(cmp: &Comparison, name: &str, values: Vec<f64>, y_label: &str) -> BarData {
+    BarData { category_colours: true, ..bars(cmp, vec![Series { name: name.into(), values }], y_label) }
+}
+
 /// Warp-instructions per cycle per scheme.
-pub fn ipc_warp(reports: &[Report]) -> BarData {
-    let values = reports.iter().map(|r| r.ipc.warp_instructions_per_cycle).collect();
-    bars(reports, vec![Series { name: "IPC".into(), values }], "warp-instructions / cycle")
+pub fn ipc_warp(cmp: &Comparison) -> BarData {
+    per_scheme(cmp, "IPC", cmp.rows.iter().map(|r| r.warp_ipc).collect(), "warp-instructions / cycle")
 }
 
 /// Thread-instructions per cycle per scheme.
-pub fn ipc_thread(reports: &[Report]) -> BarData {
-    let values = reports.iter().map(|r| r.ipc.thread_instructions_per_cycle).collect();
-    bars(reports, vec![Series { name: "IPC".into(), values }], "thread-instructions / cycle")
+pub fn ipc_thread(cmp: &Comparison) -> BarData {
+    per_scheme(cmp, "IPC", cmp.rows.iter().map(|r| r.thread_ipc).collect(), "thread-instructions / cycle")
 }
 
-/// The report to compare against: `baseline` if present, else the first.
-pub fn reference(reports: &[Report]) -> Option<&Report> {
-    reports.iter().find(|r| r.scheme == "baseline").or(reports.first())
+/// Speed-up bars over the comparison's reference.
+pub fn speedup(cmp: &Comparison) -> BarData {
+    let values = cmp.rows.iter().map(|r| r.speedup).collect();
+    per_scheme(cmp, "Speed-up", values, &format!("× vs {} (cycles ratio)", cmp.reference))
 }
 
-/// Speed-up of each scheme over the reference (its cycles / the scheme's cycles).
-pub fn speedups(reports: &[Report]) -> Vec<f64> {
-    let base = reference(reports).map_or(0, |r| r.cycles) as f64;
-    reports.iter().map(|r| if r.cycles > 0 { base / r.cycles as f64 } else { 0.0 }).collect()
-}
-
-/// Speed-up bars.
-pub fn speedup(reports: &[Report]) -> BarData {
-    let base = reference(reports).map_or("baseline".into(), |r| r.scheme.clone());
-    bars(
-        reports,
-        vec![Series { name: "Speed-up".into(), values: speedups(reports) }],
-        &format!("× vs {base} (cycles ratio)"),
-    )
-}
-
-/// Stall breakdown as % of scheduler cycles, stacked.
-pub fn stalls(reports: &[Report]) -> BarData {
-    let series = StallCause::ALL
-        .iter()
-        .map(|&cause| Series {
+/// Stall breakdown as % of scheduler cycles, stacked; every cause any run lists, by name.
+pub fn stalls(cmp: &Comparison) -> BarData {
+    let series = cmp
+        .stall_causes()
+        .into_iter()
+        .map(|cause: StallCause| Series {
             name: cause.label().into(),
-            values: reports
-                .iter()
-                .map(|r| {
-                    let total = r.stalls.total();
-                    if total == 0 {
-                        0.0
-                    } else {
-                        100.0 * r.stalls.get(cause) as f64 / total as f64
-                    }
-                })
-                .collect(),
+            values: cmp.rows.iter().map(|r| 100.0 * r.stall(cause)).collect(),
         })
         .collect();
-    BarData { stacked: true, y_max: Some(100.0), ..bars(reports, series, "% of scheduler cycles") }
+    BarData { stacked: true, y_max: Some(100.0), ..bars(cmp, series, "% of scheduler cycles") }
 }
 
 /// Register-file reads and writes (warp-register accesses) and bank conflicts (cycles lost).
-pub fn register_file(reports: &[Report]) -> BarData {
-    let pick = |f: fn(&Report) -> u64| reports.iter().map(|r| f(r) as f64).collect();
+pub fn register_file(cmp: &Comparison) -> BarData {
+    let pick = |f: fn(&sim_core::timing::summary::SchemeSummary) -> u64| cmp.rows.iter().map(|r| f(r) as f64).collect();
     let series = vec![
-        Series { name: "reads".into(), values: pick(|r| r.register_file.reads) },
-        Series { name: "writes".into(), values: pick(|r| r.register_file.writes) },
-        Series { name: "bank conflicts".into(), values: pick(|r| r.register_file.bank_conflicts) },
+        Series { name: "reads".into(), values: pick(|r| r.rf_reads) },
+        Series { name: "writes".into(), values: pick(|r| r.rf_writes) },
+        Series { name: "bank conflicts".into(), values: pick(|r| r.bank_conflicts) },
     ];
-    bars(reports, series, "warp-register accesses")
+    bars(cmp, series, "warp-register accesses")
 }
 
-/// Produced values by number of reads, % of values.
+/// Register-file energy per scheme, stacked by structure (main RF, RF cache, …), in nJ.
+pub fn energy_by_structure(cmp: &Comparison) -> BarData {
+    let series = cmp
+        .structure_names()
+        .into_iter()
+        .map(|name| {
+            let values = cmp
+                .rows
+                .iter()
+                .map(|r| r.structures.iter().find(|s| s.name == name).map_or(0.0, |s| s.energy_nj))
+                .collect();
+            Series { name, values }
+        })
+        .collect();
+    BarData { stacked: true, ..bars(cmp, series, "register-file energy (nJ)") }
+}
+
+/// Runs with the same value statistics drawn once: `(names joined, report)` per distinct figure.
+fn distinct_values(reports: &[Report]) -> Vec<(String, &Report)> {
+    let mut groups: Vec<(Vec<&str>, &Report)> = Vec::new();
+    for r in reports {
+        match groups.iter_mut().find(|(_, g)| g.values == r.values) {
+            Some((names, _)) => names.push(&r.scheme),
+            None => groups.push((vec![r.scheme.as_str()], r)),
+        }
+    }
+    if groups.len() == 1 && reports.len() > 1 {
+        return groups.into_iter().map(|(_, r)| ("every scheme".to_owned(), r)).collect();
+    }
+    groups.into_iter().map(|(names, r)| (names.join(", "), r)).collect()
+}
+
+/// Produced values by number of reads, % of values (one series per distinct figure: the
+/// statistics come from the instruction streams, the same for schemes that time the same program).
 pub fn reads_per_value(reports: &[Report]) -> BarData {
     let buckets = ["0 reads", "1 read", "2 reads", "> 2 reads"];
-    let series = reports
-        .iter()
-        .map(|r| {
+    let series = distinct_values(reports)
+        .into_iter()
+        .map(|(name, r)| {
             let h = &r.values.reads_per_value;
             let total = h.total().max(1) as f64;
             let values = [h.zero, h.one, h.two, h.more_than_two].iter().map(|&n| 100.0 * n as f64 / total).collect();
-            Series { name: r.scheme.clone(), values }
+            Series { name, values }
         })
         .collect();
     BarData {
@@ -105,6 +122,31 @@ pub fn reads_per_value(reports: &[Report]) -> BarData {
         y_label: "% of values".into(),
         stacked: false,
         y_max: Some(100.0),
+        category_colours: false,
+    }
+}
+
+/// CDF of producer→consumer distance (% of reads at that distance or closer), one line per
+/// distinct figure.
+pub fn distance_cdf(reports: &[Report]) -> LineData {
+    let series = distinct_values(reports)
+        .into_iter()
+        .map(|(name, r)| LineSeries {
+            name,
+            points: r
+                .values
+                .distance_cdf
+                .iter()
+                .map(|p| (f64::from(p.distance), 100.0 * p.cumulative_fraction))
+                .collect(),
+        })
+        .collect();
+    LineData {
+        series,
+        x_label: "producer→consumer distance (instructions of the warp)".into(),
+        y_label: "% of reads at or below".into(),
+        y_max: Some(100.0),
+        log_x: false,
     }
 }
 
@@ -122,5 +164,11 @@ pub fn occupancy(reports: &[Report]) -> LineData {
                 .collect(),
         })
         .collect();
-    LineData { series, x_label: "core cycle".into(), y_label: "achieved occupancy (%)".into(), y_max: Some(100.0) }
+    LineData {
+        series,
+        x_label: "core cycle".into(),
+        y_label: "achieved occupancy (%)".into(),
+        y_max: Some(100.0),
+        log_x: false,
+    }
 }

@@ -36,6 +36,7 @@ fn data() -> BarData {
         y_label: "warp-instructions / cycle".into(),
         stacked: false,
         y_max: None,
+        category_colours: true,
     }
 }
 

@@ -5,6 +5,7 @@ pub mod bench;
 pub mod corpus;
 pub mod exec;
 pub mod experiment;
+pub mod merge;
 pub mod occupancy;
 pub mod parse;
 pub mod rewrite;

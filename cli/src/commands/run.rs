@@ -28,6 +28,7 @@ use sim_core::exec::{ExecError, LaunchSetup};
 use sim_core::gpu::{presets, GpuConfig};
 use sim_core::timing::regfile::config::resolve_all;
 use sim_core::timing::report::{Outcome, Report};
+use sim_core::timing::summary::{compare, SchemeSummary};
 use sim_core::timing::{EnergyModel, SchemeSpec, Simulation, StallCause, TimingError, TimingOptions};
 
 /// Arguments of `reglab run`.
@@ -55,6 +56,10 @@ pub struct Args {
     /// How the timing runs are set up (shared with `reglab sweep`).
     #[command(flatten)]
     pub sim: SimFlags,
+    /// The run the speed-ups are relative to, by label (default: `baseline` if run, else the
+    /// first).
+    #[arg(long, value_name = "LABEL")]
+    pub reference: Option<String>,
     /// Print the reports as JSON.
     #[arg(long)]
     pub json: bool,
@@ -207,7 +212,7 @@ pub fn run(args: &Args) -> ExitCode {
                 let doc = serde_json::json!({ "file": name, "gpu": gpu.name, "reports": reports });
                 println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
             } else {
-                print_table(&reports);
+                print_table(&reports, args.reference.as_deref());
                 // The functional run is shared by every scheme: its notices once.
                 for n in reports.first().map(|r| r.notices.as_slice()).unwrap_or_default() {
                     println!("warning: {n}");
@@ -239,30 +244,49 @@ fn pct(n: u64, total: u64) -> f64 {
     }
 }
 
-fn print_table(reports: &[Report]) {
+/// The stall causes with their own table column; the others are listed under the table.
+const STALL_COLUMNS: [(StallCause, &str); 8] = [
+    (StallCause::Issued, "issue%"),
+    (StallCause::Scoreboard, "sb%"),
+    (StallCause::OperandCollection, "oc%"),
+    (StallCause::Structural, "str%"),
+    (StallCause::Memory, "mem%"),
+    (StallCause::Barrier, "bar%"),
+    (StallCause::NoEligibleWarp, "noel%"),
+    (StallCause::Idle, "idle%"),
+];
+
+fn print_table(reports: &[Report], reference: Option<&str>) {
+    let cmp = compare(reports, reference);
     let w = reports.iter().map(|r| r.scheme.chars().count()).max().unwrap_or(0).max(18);
-    println!(
-        "{:<w$} {:>5} {:>7} {:>10} {:>9} {:>10} {:>7} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>10} {:>10} {:>9} {:>10}",
-        "scheme",
-        "regs",
-        "CTAs/SM",
-        "cycles",
-        "warp IPC",
-        "thread IPC",
-        "issue%",
-        "sb%",
-        "oc%",
-        "str%",
-        "mem%",
-        "bar%",
-        "idle%",
-        "RF reads",
-        "RF writes",
-        "conflicts",
-        "RF nJ"
+    print!(
+        "{:<w$} {:>5} {:>7} {:>10} {:>9} {:>10} {:>8}",
+        "scheme", "regs", "CTAs/SM", "cycles", "warp IPC", "thread IPC", "speed-up"
     );
-    for r in reports {
-        print_row(r, w);
+    for (_, head) in STALL_COLUMNS {
+        print!(" {head:>6}");
+    }
+    println!(" {:>10} {:>10} {:>9} {:>10}", "RF reads", "RF writes", "conflicts", "RF nJ");
+    for (r, row) in reports.iter().zip(&cmp.rows) {
+        print_row(r, row, w);
+    }
+    println!("speed-up: reference cycles / cycles, reference {}", cmp.reference);
+    for row in &cmp.rows {
+        let others: Vec<String> = row
+            .stalls
+            .iter()
+            .filter(|s| s.cycles > 0 && !STALL_COLUMNS.iter().any(|(c, _)| c.name() == s.cause))
+            .map(|s| format!("{} {:.1}%", s.label, 100.0 * s.fraction))
+            .collect();
+        if !others.is_empty() {
+            println!("stalls {}: {}", row.scheme, others.join(", "));
+        }
+        let parts: Vec<String> = row
+            .structures
+            .iter()
+            .map(|s| format!("{} {} reads, {} writes, {:.1} nJ", s.name, s.reads, s.writes, s.energy_nj))
+            .collect();
+        println!("energy {}: {}", row.scheme, parts.join("; "));
     }
     for r in reports {
         let params: Vec<String> = r.config.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
@@ -283,30 +307,15 @@ fn print_table(reports: &[Report]) {
     }
 }
 
-fn print_row(r: &Report, w: usize) {
-    let s = &r.stalls;
-    let t = s.total();
-    let (regs, ctas) = r.kernels.first().map_or((0, 0), |k| (k.registers_per_thread, k.ctas_per_sm));
-    println!(
-        "{:<w$} {:>5} {:>7} {:>10} {:>9.3} {:>10.2} {:>7.1} {:>6.1} {:>6.1} {:>6.1} {:>6.1} {:>6.1} {:>6.1} {:>10} {:>10} {:>9} {:>10.1}",
-        r.scheme,
-        regs,
-        ctas,
-        r.cycles,
-        r.ipc.warp_instructions_per_cycle,
-        r.ipc.thread_instructions_per_cycle,
-        pct(s.get(StallCause::Issued), t),
-        pct(s.get(StallCause::Scoreboard), t),
-        pct(s.get(StallCause::OperandCollection), t),
-        pct(s.get(StallCause::Structural), t),
-        pct(s.get(StallCause::Memory), t),
-        pct(s.get(StallCause::Barrier), t),
-        pct(s.get(StallCause::Idle) + s.get(StallCause::NoEligibleWarp), t),
-        r.register_file.reads,
-        r.register_file.writes,
-        r.register_file.bank_conflicts,
-        r.register_file.energy_total_nj,
+fn print_row(r: &Report, row: &SchemeSummary, w: usize) {
+    print!(
+        "{:<w$} {:>5} {:>7} {:>10} {:>9.3} {:>10.2} {:>7.3}×",
+        row.scheme, row.registers_per_thread, row.ctas_per_sm, row.cycles, row.warp_ipc, row.thread_ipc, row.speedup
     );
+    for (cause, _) in STALL_COLUMNS {
+        print!(" {:>6.1}", 100.0 * row.stall(cause));
+    }
+    println!(" {:>10} {:>10} {:>9} {:>10.1}", row.rf_reads, row.rf_writes, row.bank_conflicts, row.energy_nj);
     if let Outcome::BudgetExceeded { budget_cycles } = r.outcome {
         let kernels: Vec<&str> = r.kernels.iter().map(|k| k.kernel.as_str()).collect();
         println!(

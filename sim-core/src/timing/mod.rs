@@ -56,6 +56,8 @@ pub mod regfile;
 pub mod report;
 pub mod sm;
 pub mod stream;
+pub mod summary;
+pub mod sweep_values;
 pub mod value_stats;
 
 use alloc::boxed::Box;

@@ -1,5 +1,6 @@
-//! A chart figure: the SVG from [`crate::chart::svg`], an "Export SVG" download link of the same
-//! markup, and the data as a table in a `<details>` (the accessible fallback).
+//! A chart figure: the SVG from [`crate::chart::svg`] (focusable), an "Export SVG" download link
+//! of the same markup, "Export PNG" (`export_png.rs`, as the results' charts), and the data as a
+//! table in a `<details>` (the accessible fallback).
 //!
 //! ```text
 //! <figure class="chart"> <svg role="img" …>…</svg>
@@ -33,14 +34,20 @@ pub fn chart(props: &ChartProps) -> Html {
     let markup = use_memo(props.spec.clone(), |spec| AttrValue::from(svg(spec)));
     let href = use_memo(markup.clone(), |m| AttrValue::from(data_url(m)));
     let id = props.spec.id.clone();
+    let png = {
+        let (markup, name) = (markup.clone(), props.file_name.to_string().replace(".svg", ".png"));
+        Callback::from(move |_: MouseEvent| crate::export_png::download_png(&name, &markup))
+    };
     html! {
         <figure class="chart" id={id.clone()}>
-            <div class="chart-box">{ Html::from_html_unchecked((*markup).clone()) }</div>
+            <div class="chart-box" tabindex="0" aria-label={props.spec.title.clone()}>{ Html::from_html_unchecked((*markup).clone()) }</div>
             <figcaption class="chart-caption">
                 <a class="chart-export" href={(*href).clone()} download={props.file_name.clone()}
                    aria-label={format!("Export “{}” as SVG", props.spec.title)}>
                     { "Export SVG" }
                 </a>
+                <button type="button" class="chart-export-png" onclick={png}
+                        aria-label={format!("Export “{}” as PNG", props.spec.title)}>{ "Export PNG" }</button>
                 <details class="chart-table">
                     <summary>{ "Data table" }</summary>
                     <table>

@@ -17,7 +17,7 @@ use crate::components::charts::{line_chart, Chart, LineData, LineSeries};
 /// The chart's data: per scheme a "resident" and an "active" line over core cycles.
 pub fn cta_timeline_data(reports: &[Report]) -> LineData {
     let series = reports.iter().flat_map(|r| lines(&r.scheme, &r.occupancy_over_time.samples)).collect();
-    LineData { series, x_label: "core cycle".into(), y_label: "CTAs (all SMs)".into(), y_max: None }
+    LineData { series, x_label: "core cycle".into(), y_label: "CTAs (all SMs)".into(), y_max: None, log_x: false }
 }
 
 /// Scheme `name`'s two lines from its occupancy samples.

@@ -39,7 +39,7 @@ pub fn lab_area() -> Html {
                 if launch { <LaunchEditor lab={lab.clone()} on_action={(*on_lab).clone()} /> }
                 if run { <RunPanel lab={lab.clone()} gpu={(*gpu).clone()} registers={state.settings.registers} source={state.source.clone()} on_action={(*on_lab).clone()} controls={controls} auto_run={embed.run} /> }
             </div>
-            if let (RunStatus::Done(out), true) = (&lab.run, run) { <RunResults run={out.clone()} /> }
+            if let (RunStatus::Done(out), true) = (&lab.run, run) { <RunResults run={out.clone()} sweep={lab.sweep.clone()} /> }
             if diff { <PtxDiff compiled={state.analysis.compiled.clone()} lines={state.analysis.lines} schemes={lab.schemes.clone()} gpu={(*gpu).clone()} /> }
         </div>
     }

@@ -20,8 +20,10 @@ pub mod ptx_diff;
 pub mod results;
 pub mod run_panel;
 pub mod run_results;
+pub mod scheme_panel;
 pub mod share_bar;
 pub mod storage_notice;
+pub mod sweep_panel;
 
 pub use chart::Chart;
 pub use editor::Editor;

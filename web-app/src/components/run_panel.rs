@@ -1,5 +1,7 @@
-//! The run panel: the GPU (the occupancy panel's, shown here, not chosen here), register-file schemes to compare, Run and Cancel, the progress bar,
-//! and the run's error or cancellation. View code only; the run itself is in the worker.
+//! The run panel: the GPU (the occupancy panel's, shown here, not chosen here), register-file
+//! schemes to compare (checkboxes, the spec text, and the scheme panel's instance cards with their
+//! parameter forms), the sweep form, Run and Cancel, the progress bar, and the run's error or
+//! cancellation. View code only; the run itself is in the worker.
 
 use std::rc::Rc;
 
@@ -7,8 +9,12 @@ use yew::prelude::*;
 
 use sim_core::gpu::GpuConfig;
 
+use crate::components::scheme_panel::SchemePanel;
+use crate::components::sweep_panel::SweepPanel;
 use crate::lab::{scheme_name, LabAction, LabState, RunStatus};
+use crate::lab_schemes::spec_of;
 use crate::run_job::RunRequest;
+use crate::sweep::SweepPlan;
 use crate::worker_client::RunControls;
 use sim_core::timing::SchemeSpec;
 use wasm_bindgen::JsCast;
@@ -40,24 +46,41 @@ pub fn run_panel(props: &RunPanelProps) -> Html {
     let lab = &props.lab;
     let on = &props.on_action;
     let running = lab.running();
-    let blocked = lab.schemes.is_empty() || lab.invalid.is_some() || props.gpu.is_none();
-    let start_run = {
-        let (lab, source, start, gpu, registers) =
-            (lab.clone(), props.source.clone(), props.controls.start.clone(), props.gpu.clone(), props.registers);
-        Callback::from(move |()| {
+    let started = use_started(lab.run_id, running);
+    let duplicates = crate::lab_schemes::duplicate_error(&lab.schemes);
+    let setup_blocked = lab.invalid.is_some() || props.gpu.is_none();
+    let blocked = lab.schemes.is_empty() || setup_blocked || lab.scheme_error.is_some() || duplicates.is_some();
+    let start_specs = {
+        let (lab, source, start, gpu, registers, on) = (
+            lab.clone(),
+            props.source.clone(),
+            props.controls.start.clone(),
+            props.gpu.clone(),
+            props.registers,
+            on.clone(),
+        );
+        Callback::from(move |(schemes, sweep): (Vec<SchemeSpec>, Option<SweepPlan>)| {
             if let Some(gpu) = &gpu {
+                on.emit(LabAction::SetSweep(sweep.map(Rc::new)));
                 start.emit(RunRequest {
                     ptx: source.to_string(),
                     launch: (*lab.setup).clone(),
                     gpu: (**gpu).clone(),
-                    schemes: lab
-                        .schemes
-                        .iter()
-                        .map(|s| SchemeSpec::parse(s).unwrap_or_else(|_| SchemeSpec::named(s)))
-                        .collect(),
+                    schemes,
                     registers_per_thread: registers,
                 });
             }
+        })
+    };
+    let start_run = {
+        let (schemes, start) = (lab.schemes.clone(), start_specs.clone());
+        Callback::from(move |()| start.emit((schemes.iter().map(|s| spec_of(s)).collect(), None)))
+    };
+    let run_sweep = {
+        let (start, on) = (start_specs.clone(), on.clone());
+        Callback::from(move |plan: SweepPlan| match plan.specs() {
+            Ok(specs) => start.emit((specs, Some(plan))),
+            Err(e) => on.emit(LabAction::SchemeError(e)),
         })
     };
     let run = start_run.reform(|_: MouseEvent| ());
@@ -90,8 +113,11 @@ pub fn run_panel(props: &RunPanelProps) -> Html {
                 if running { <button type="button" id="cancel-button" onclick={cancel}>{ "Cancel" }</button> }
             </div>
             { scheme_specs(lab, on) }
+            <SchemePanel lab={lab.clone()} gpu={props.gpu.clone()} on_action={on.clone()} />
+            if let Some(e) = duplicates { <p class="field-error" id="scheme-duplicate-error" role="alert">{ e }</p> }
+            <SweepPanel schemes={lab.schemes.clone()} gpu={props.gpu.clone()} on_run={run_sweep} disabled={running || setup_blocked} />
             if lab.schemes.is_empty() { <p class="field-error">{ "Choose at least one scheme." }</p> }
-            { status(&lab.run) }
+            { status(&lab.run, &running_text(lab, props.gpu.as_deref()), time_left(started, &lab.run)) }
         </section>
     }
 }
@@ -123,13 +149,46 @@ fn scheme_specs(lab: &LabState, on: &Callback<LabAction>) -> Html {
     }
 }
 
-fn status(run: &RunStatus) -> Html {
+/// When the current run started (host ms), kept per run id.
+#[hook]
+fn use_started(run_id: u64, running: bool) -> Option<f64> {
+    let at = use_mut_ref(|| (u64::MAX, None::<f64>));
+    if running && at.borrow().0 != run_id {
+        *at.borrow_mut() = (run_id, Some(crate::host_timing::now_ms()));
+    }
+    if running {
+        at.borrow().1
+    } else {
+        None
+    }
+}
+
+/// Seconds left, from the time since the start and the fraction done (after 5 % of the work).
+fn time_left(started: Option<f64>, run: &RunStatus) -> Option<f64> {
+    let (RunStatus::Running(p), Some(t0)) = (run, started) else { return None };
+    let elapsed = (crate::host_timing::now_ms() - t0) / 1000.0;
+    (p.fraction >= 0.05 && p.fraction < 1.0).then(|| elapsed * (1.0 - p.fraction) / p.fraction)
+}
+
+/// What is being simulated: the kernel, the GPU and the schemes (or the sweep).
+fn running_text(lab: &LabState, gpu: Option<&GpuConfig>) -> String {
+    let what = match &lab.sweep {
+        Some(plan) => format!("a sweep of {} over {} values of {}", plan.base, plan.values.len(), plan.param),
+        None => format!("{} scheme{}", lab.schemes.len(), if lab.schemes.len() == 1 { "" } else { "s" }),
+    };
+    let kernel = lab.kernel().unwrap_or("the kernel");
+    format!("Simulating {kernel} on {} under {what}", gpu.map_or("the GPU", |g| g.name.as_str()))
+}
+
+fn status(run: &RunStatus, what: &str, left: Option<f64>) -> Html {
     match run {
         RunStatus::Idle | RunStatus::Done(_) => Html::default(),
         RunStatus::Running(p) => html! {
             <div class="run-progress" id="run-status" aria-live="polite">
                 <progress id="run-progress" max="1" value={p.fraction.to_string()} aria-label="Run progress" />
-                <span>{ format!("{:.0}% · {} warp-instructions · {} cycles", p.fraction * 100.0, p.warp_instructions, p.cycles) }</span>
+                <span>{ format!("{what}: {:.0}% · {} warp-instructions · {} cycles", p.fraction * 100.0, p.warp_instructions, p.cycles) }
+                    if let Some(s) = left { <span id="run-time-left">{ format!(" · about {} s left", s.ceil()) }</span> }
+                </span>
             </div>
         },
         RunStatus::Cancelled => {

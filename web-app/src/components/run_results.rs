@@ -1,12 +1,17 @@
-//! The results of a timing run, schemes side by side: a summary table, IPC (both units),
-//! speed-up, stall breakdown, occupancy over time, register-file traffic and reads per value, each
-//! a [`Chart`] with a table fallback; downloads of the reports as JSON and CSV; and how long the
-//! run took on this computer (the simulator's throughput, `host_timing.rs`), apart from the
-//! deterministic figures.
+//! The results of a timing run, schemes side by side: a headline table (IPC, speed-up over the
+//! chosen reference, registers, occupancy, energy), then IPC (both units), speed-up, stall
+//! breakdown, occupancy over time, register-file traffic, energy by structure, reads per value and
+//! producer→consumer distance, each a [`Chart`] with a table fallback; downloads of the reports as
+//! JSON and CSV; and how long the run took on this computer (the simulator's throughput,
+//! `host_timing.rs`), apart from the deterministic figures. Every figure comes from one
+//! [`Comparison`] (`sim_core::timing::summary`), as in the CLI table and the CSV; the reference
+//! selector (`#reference-select`, the baseline by default) changes it without a new run.
 
 use std::rc::Rc;
 
+use sim_core::timing::summary::{compare, Comparison};
 use sim_core::timing::Report;
+use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use crate::components::charts::bars::table_num;
@@ -20,12 +25,18 @@ use crate::run_job::RunOutput;
 pub struct RunResultsProps {
     /// One report per scheme and the run's host time.
     pub run: Rc<RunOutput>,
+    /// The sweep the run was (its points are the reports, in value order): line charts first.
+    #[prop_or_default]
+    pub sweep: Option<Rc<crate::sweep::SweepPlan>>,
 }
 
 /// The run's results.
 #[function_component(RunResults)]
 pub fn run_results(props: &RunResultsProps) -> Html {
     let reports: &[Report] = &props.run.reports;
+    let chosen = use_state(|| None::<String>);
+    let cmp =
+        use_memo((props.run.clone(), (*chosen).clone()), |(run, chosen)| compare(&run.reports, chosen.as_deref()));
     let json = {
         let r = props.run.clone();
         Callback::from(move |_: MouseEvent| {
@@ -34,15 +45,25 @@ pub fn run_results(props: &RunResultsProps) -> Html {
         })
     };
     let csv = {
-        let r = props.run.clone();
+        let (r, reference) = (props.run.clone(), cmp.reference.clone());
         Callback::from(move |_: MouseEvent| {
-            crate::export::download("reglab-report.csv", "text/csv", &crate::export::reports_csv(&r.reports))
+            let text = crate::export::reports_csv(&r.reports, Some(&reference));
+            crate::export::download("reglab-report.csv", "text/csv", &text)
+        })
+    };
+    let pick = {
+        let chosen = chosen.clone();
+        Callback::from(move |e: Event| {
+            let value = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok()).map(|s| s.value());
+            chosen.set(value);
         })
     };
     let bar = |id: &'static str, title: &'static str, note: Option<&'static str>, data: BarData| {
         html! { <Chart id={id} title={title} note={note.map(AttrValue::from)} body={bar_chart(&data)} table={data.table()} frame={data.frame()} /> }
     };
     let occ = rc::occupancy(reports);
+    let cdf = rc::distance_cdf(reports);
+    let speedup_title = format!("Speed-up vs {}", cmp.reference);
     html! {
         <section class="run-results" id="run-results" aria-labelledby="results-heading">
             <div class="lab-head">
@@ -50,22 +71,84 @@ pub fn run_results(props: &RunResultsProps) -> Html {
                 <span class="results-gpu">{ reports.first().map(|r| format!("{} · {} SMs", r.gpu, r.sms)).unwrap_or_default() }</span>
                 <button type="button" id="download-json" onclick={json}>{ "Report JSON" }</button>
                 <button type="button" id="download-csv" onclick={csv}>{ "CSV" }</button>
+                <label class="reference-pick">{ "Speed-up vs " }
+                    <select id="reference-select" onchange={pick} aria-label="Reference run for speed-ups">
+                        { for reports.iter().map(|r| html! {
+                            <option value={r.scheme.clone()} selected={r.scheme == cmp.reference}>{ r.scheme.clone() }</option>
+                        }) }
+                    </select>
+                </label>
             </div>
             { notices(reports) }
-            <div class="summary">{ table(&summary(reports)) }</div>
+            <div class="summary">{ table(&summary(reports, &cmp)) }</div>
             { host_time(&props.run.host) }
+            { sweep_charts(props.sweep.as_deref(), reports) }
+            { counters(reports) }
             <div class="charts">
-                { bar("ipc-warp", "IPC (warp-instructions per cycle)", Some("Warp-instructions issued per core cycle, whole GPU."), rc::ipc_warp(reports)) }
-                { bar("ipc-thread", "IPC (thread-instructions per cycle)", Some("Active-lane instructions per core cycle (GPGPU-Sim's IPC)."), rc::ipc_thread(reports)) }
-                { bar("speedup", "Speed-up vs baseline", None, rc::speedup(reports)) }
-                { bar("stalls", "Stall breakdown", Some("Every scheduler cycle has one cause; bars add up to 100%."), rc::stalls(reports)) }
+                { bar("ipc-warp", "IPC (warp-instructions per cycle)", Some("Warp-instructions issued per core cycle, whole GPU."), rc::ipc_warp(&cmp)) }
+                { bar("ipc-thread", "IPC (thread-instructions per cycle)", Some("Active-lane instructions per core cycle (GPGPU-Sim's IPC)."), rc::ipc_thread(&cmp)) }
+                <Chart id="speedup" title={speedup_title} note={AttrValue::from("Reference cycles / the scheme's cycles (1 = as fast; choose the reference above).")}
+                       body={bar_chart(&rc::speedup(&cmp))} table={rc::speedup(&cmp).table()} frame={rc::speedup(&cmp).frame()} />
+                { bar("stalls", "Stall breakdown", Some("Every scheduler cycle has one cause; bars add up to 100%."), rc::stalls(&cmp)) }
                 <Chart id="occupancy" title="Achieved occupancy over time" body={line_chart(&occ)} table={occ.table()} frame={occ.frame()}
                        note={AttrValue::from(format!("Resident warps / (SMs × maximum warps per SM), sampled every {} cycles.", reports.first().map_or(0, |r| r.occupancy_over_time.interval_cycles)))} />
                 { crate::components::cta_timeline::cta_timeline(reports) }
-                { bar("regfile", "Register-file reads, writes and bank conflicts", Some("Reads and writes in warp-registers; bank conflicts in request cycles lost."), rc::register_file(reports)) }
-                { bar("reads-per-value", "Reads per produced value", None, rc::reads_per_value(reports)) }
+                { bar("regfile", "Register-file reads, writes and bank conflicts", Some("Reads and writes in warp-registers; bank conflicts in request cycles lost."), rc::register_file(&cmp)) }
+                { bar("energy", "Register-file energy by structure", Some("Accesses × energy per access of each structure (the scheme's energy parameters), nJ."), rc::energy_by_structure(&cmp)) }
+                { bar("reads-per-value", "Reads per produced value", Some("How often each value written to a register is read before it is overwritten (Wyse §3)."), rc::reads_per_value(reports)) }
+                <Chart id="distance-cdf" title="Producer→consumer distance" body={line_chart(&cdf)} table={cdf.table()} frame={cdf.frame()}
+                       note={AttrValue::from("Share of reads whose value was produced at most this many instructions of the same warp earlier (CDF, distances up to 64).")} />
             </div>
         </section>
+    }
+}
+
+/// The schemes' own counters (RFC hits, PCRF moves, …), one row per counter, one column per
+/// scheme (empty where a scheme does not count it); nothing when no scheme has any.
+fn counters(reports: &[Report]) -> Html {
+    let mut names: Vec<&str> = Vec::new();
+    for c in reports.iter().flat_map(|r| r.register_file.scheme.counters.iter()) {
+        if !names.contains(&c.name.as_str()) {
+            names.push(&c.name);
+        }
+    }
+    if names.is_empty() {
+        return Html::default();
+    }
+    let mut headers = vec!["Counter".to_owned()];
+    headers.extend(reports.iter().map(|r| r.scheme.clone()));
+    let rows = names
+        .iter()
+        .map(|n| {
+            let mut row = vec![(*n).to_owned()];
+            row.extend(reports.iter().map(|r| {
+                r.register_file
+                    .scheme
+                    .counters
+                    .iter()
+                    .find(|c| c.name == *n)
+                    .map_or(String::new(), |c| c.value.to_string())
+            }));
+            row
+        })
+        .collect();
+    html! {
+        <details class="scheme-counters" id="scheme-counters">
+            <summary>{ format!("Scheme counters ({})", names.len()) }</summary>
+            { table(&Table { headers, rows }) }
+        </details>
+    }
+}
+
+/// The line charts of a sweep over its parameter (nothing for a plain comparison).
+fn sweep_charts(plan: Option<&crate::sweep::SweepPlan>, reports: &[Report]) -> Html {
+    let Some(plan) = plan.filter(|p| p.values.len() == reports.len()) else { return Html::default() };
+    html! {
+        <div class="charts sweep-charts" id="sweep-charts">
+            { for plan.charts(reports).into_iter().map(|(id, title, data)| html! {
+                <Chart id={id} title={title} body={line_chart(&data)} table={data.table()} frame={data.frame()} />
+            }) }
+        </div>
     }
 }
 
@@ -99,9 +182,9 @@ fn host_time(h: &HostTiming) -> Html {
     }
 }
 
-/// One row per scheme with the headline numbers.
-fn summary(reports: &[Report]) -> Table {
-    let speedups = rc::speedups(reports);
+/// One row per scheme with the headline numbers (the first five columns are read by the browser
+/// tests: scheme, cycles, warp-instructions, the two IPCs).
+fn summary(reports: &[Report], cmp: &Comparison) -> Table {
     let headers = [
         "Scheme",
         "Cycles",
@@ -109,6 +192,10 @@ fn summary(reports: &[Report]) -> Table {
         "IPC (warp-inst/cycle)",
         "IPC (thread-inst/cycle)",
         "Speed-up",
+        "Registers/thread",
+        "CTAs/SM",
+        "Occupancy",
+        "RF energy (nJ)",
         "RF reads",
         "RF writes",
         "Bank conflicts",
@@ -116,25 +203,28 @@ fn summary(reports: &[Report]) -> Table {
     ];
     let rows = reports
         .iter()
-        .zip(speedups)
+        .zip(&cmp.rows)
         .map(|(r, s)| {
             let outcome = match r.outcome {
-                sim_core::timing::report::Outcome::Finished => "finished".to_owned(),
                 sim_core::timing::report::Outcome::BudgetExceeded { budget_cycles } => {
                     format!("cycle budget {budget_cycles} reached")
                 }
-                sim_core::timing::report::Outcome::Running => "running".to_owned(),
+                _ => s.outcome.clone(),
             };
             vec![
-                r.scheme.clone(),
-                r.cycles.to_string(),
+                s.scheme.clone(),
+                s.cycles.to_string(),
                 r.warp_instructions.to_string(),
-                table_num(r.ipc.warp_instructions_per_cycle),
-                table_num(r.ipc.thread_instructions_per_cycle),
-                format!("{}×", table_num(s)),
-                r.register_file.reads.to_string(),
-                r.register_file.writes.to_string(),
-                r.register_file.bank_conflicts.to_string(),
+                table_num(s.warp_ipc),
+                table_num(s.thread_ipc),
+                format!("{}×", table_num(s.speedup)),
+                s.registers_per_thread.to_string(),
+                s.ctas_per_sm.to_string(),
+                format!("{}%", table_num(100.0 * s.occupancy)),
+                table_num(s.energy_nj),
+                s.rf_reads.to_string(),
+                s.rf_writes.to_string(),
+                s.bank_conflicts.to_string(),
                 outcome,
             ]
         })

@@ -4,9 +4,12 @@
 
 use yew::prelude::*;
 
-/// Series colours (colour-blind friendly, Okabe–Ito order).
-pub const PALETTE: [&str; 9] =
-    ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#999999", "#000000"];
+/// Series colours, colour-blind friendly: Okabe–Ito's eight (yellow last, it is faint on white)
+/// then four of Paul Tol's "muted" set, so a stall breakdown's dozen causes stay distinct.
+pub const PALETTE: [&str; 12] = [
+    "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000", "#999999", "#882255", "#44AA99",
+    "#332288", "#F0E442",
+];
 
 /// The colour of series `i`.
 pub fn color(i: usize) -> &'static str {
@@ -71,35 +74,13 @@ impl Frame {
 /// maximum.
 pub fn nice_ticks(max: f64, n: usize) -> Vec<f64> {
     let max = if max.is_finite() && max > 0.0 { max } else { 1.0 };
-    let raw = max / n.max(1) as f64;
-    let mag = 10f64.powf(raw.log10().floor());
-    let step = [1.0, 2.0, 2.5, 5.0, 10.0].iter().map(|m| m * mag).find(|s| *s >= raw).unwrap_or(10.0 * mag);
+    let step = crate::chart::nice_step(max / n.max(1) as f64);
     let count = (max / step).ceil() as usize;
     (0..=count).map(|i| i as f64 * step).collect()
 }
 
-/// A short label for a value: 1234567 → "1.23M", 0.5 → "0.5".
-pub fn fmt_num(v: f64) -> String {
-    let a = v.abs();
-    let (x, suffix) = if a >= 1e9 {
-        (v / 1e9, "G")
-    } else if a >= 1e6 {
-        (v / 1e6, "M")
-    } else if a >= 1e4 {
-        (v / 1e3, "k")
-    } else {
-        (v, "")
-    };
-    let text = if x.fract() == 0.0 || x.abs() >= 100.0 {
-        format!("{x:.0}")
-    } else if x.abs() >= 10.0 {
-        format!("{x:.1}")
-    } else {
-        format!("{x:.2}")
-    };
-    let text = if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.').to_owned() } else { text };
-    format!("{text}{suffix}")
-}
+/// A short label for a value: the one chart formatter, [`crate::chart::format_number`].
+pub use crate::chart::format_number as fmt_num;
 
 /// The value axis: grid lines and tick labels for `ticks`, and the rotated axis label.
 pub fn value_axis(f: &Frame, ticks: &[f64], label: &str) -> Html {

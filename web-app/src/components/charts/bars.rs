@@ -34,6 +34,9 @@ pub struct BarData {
     pub stacked: bool,
     /// Fixed axis maximum (e.g. 100 for percentages).
     pub y_max: Option<f64>,
+    /// Colour each category's bars by the category's position (one bar per scheme, each scheme
+    /// in its own colour in every chart) instead of by series.
+    pub category_colours: bool,
 }
 
 impl BarData {
@@ -115,7 +118,7 @@ pub fn bar_chart(data: &BarData) -> Html {
             let title = format!("{cat} · {}: {}", series.name, table_num(v));
             bars.push(html! {
                 <rect x={x.to_string()} y={y1.to_string()} width={(bar_w - 1.0).max(1.0).to_string()}
-                      height={(y0 - y1).max(0.0).to_string()} fill={color(s)}><title>{ title }</title></rect>
+                      height={(y0 - y1).max(0.0).to_string()} fill={color(if data.category_colours { c } else { s })}><title>{ title }</title></rect>
             });
             if !data.stacked && data.series.len() == 1 {
                 bars.push(html! {

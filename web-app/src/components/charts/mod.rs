@@ -1,5 +1,6 @@
-//! Small SVG charts with no JavaScript library: a [`Chart`] frame (title, the `<svg>`, an SVG
-//! download button, and a `<details>` table with the same numbers) around a body drawn by
+//! Small SVG charts with no JavaScript library: a [`Chart`] frame (title, the `<svg>` — focusable,
+//! named by the title and described by the note —, SVG and PNG download buttons, and a
+//! `<details>` table with the same numbers) around a body drawn by
 //! [`bars::bar_chart`] or [`line::line_chart`]. [`axes`] holds the shared geometry.
 //!
 //! ```text
@@ -56,16 +57,25 @@ pub fn chart(props: &ChartProps) -> Html {
             }
         })
     };
+    let png = {
+        let (svg_ref, id) = (svg_ref.clone(), props.id.clone());
+        Callback::from(move |_: MouseEvent| {
+            if let Some(el) = svg_ref.cast::<web_sys::Element>() {
+                crate::export_png::download_png(&format!("reglab-{id}.png"), &el.outer_html());
+            }
+        })
+    };
     let f = props.frame;
     html! {
         <figure class="chart" id={format!("chart-{}", props.id)}>
             <figcaption>
                 <span class="chart-title">{ props.title.clone() }</span>
                 <button type="button" class="chart-download" onclick={download} title="Download this chart as SVG">{ "SVG" }</button>
+                <button type="button" class="chart-download-png" onclick={png} title="Download this chart as PNG (2×)">{ "PNG" }</button>
             </figcaption>
             if let Some(note) = &props.note { <p class="chart-note">{ note.clone() }</p> }
-            <svg ref={svg_ref} xmlns="http://www.w3.org/2000/svg" viewBox={f.view_box()} role="img"
-                 aria-label={props.title.clone()} font-family="system-ui, sans-serif">
+            <svg ref={svg_ref} xmlns="http://www.w3.org/2000/svg" viewBox={f.view_box()} role="img" tabindex="0"
+                 aria-label={props.title.clone()} aria-description={props.note.clone()} font-family="system-ui, sans-serif">
                 <title>{ props.title.clone() }</title>
                 { props.body.clone() }
             </svg>

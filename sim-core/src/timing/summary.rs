@@ -1,0 +1,209 @@
+//! One vocabulary for comparing schemes, computed once from their reports and used by the CLI
+//! table, the CSV export and the page's charts: the speed-up over a chosen reference (the run
+//! labelled `baseline` by default, else the first run, never silently "the first" when a
+//! baseline exists), the fraction of scheduler cycles of every stall cause (structural stalls
+//! named, nothing lumped into "other"), and accesses and energy per register-file structure.
+//!
+//! ```text
+//! compare(&reports, None)          // reference: "baseline" if present, else reports[0]
+//! rows[i].speedup   = reference.cycles / reports[i].cycles   (1.25 = 25 % fewer cycles)
+//! rows[i].stalls    = [("issued", 0.41), ("scheme_specific", 0.0), …, ("structural", 0.07), …]
+//! rows[i].structures= [{ name: "main_rf", reads, writes, energy_nj }, { name: "rfc", … }]
+//! ```
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use serde::{Deserialize, Serialize};
+
+use crate::timing::report::{Outcome, Report, StallCause};
+
+/// The label of the default reference.
+pub const DEFAULT_REFERENCE: &str = "baseline";
+
+/// Accesses and energy of one register-file structure in one run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StructureTotal {
+    /// Structure name (`main_rf`, `rfc`, `ob`, …), as the scheme reports it.
+    pub name: String,
+    /// Warp-register reads.
+    pub reads: u64,
+    /// Warp-register writes.
+    pub writes: u64,
+    /// Energy of its accesses in nJ.
+    pub energy_nj: f64,
+}
+
+/// One stall cause's share of a run's scheduler cycles.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StallShare {
+    /// The cause's report name (`operand_collection`, `structural`, …).
+    pub cause: String,
+    /// The label charts and tables show (`operand collection`, …).
+    pub label: String,
+    /// Scheduler-cycles of the cause.
+    pub cycles: u64,
+    /// Fraction of all scheduler-cycles, 0 to 1.
+    pub fraction: f64,
+}
+
+/// The headline figures of one run beside the reference.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SchemeSummary {
+    /// The run's label (`rfc-ob:rfc_entries=4`).
+    pub scheme: String,
+    /// `finished`, `budget_exceeded` or `running`.
+    pub outcome: String,
+    /// Core cycles.
+    pub cycles: u64,
+    /// Warp-instructions per core cycle.
+    pub warp_ipc: f64,
+    /// Thread-instructions per core cycle.
+    pub thread_ipc: f64,
+    /// Reference cycles / this run's cycles (0 when either is 0); equal to the IPC ratio when
+    /// both runs issue the same instructions.
+    pub speedup: f64,
+    /// Registers per thread of the first kernel.
+    pub registers_per_thread: u32,
+    /// Resident CTAs per SM of the first kernel.
+    pub ctas_per_sm: u32,
+    /// Theoretical occupancy of the first kernel, 0 to 1.
+    pub occupancy: f64,
+    /// Every stall cause the report lists, in report order.
+    pub stalls: Vec<StallShare>,
+    /// Register-file warp-register reads, all structures.
+    pub rf_reads: u64,
+    /// Register-file warp-register writes, all structures.
+    pub rf_writes: u64,
+    /// Bank conflicts (request cycles lost).
+    pub bank_conflicts: u64,
+    /// Accesses and energy per structure, in the scheme's order.
+    pub structures: Vec<StructureTotal>,
+    /// Register-file energy in nJ, all structures.
+    pub energy_nj: f64,
+}
+
+/// The runs of one comparison, summarised against one reference.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    /// Label of the reference run.
+    pub reference: String,
+    /// One summary per report, in report order.
+    pub rows: Vec<SchemeSummary>,
+}
+
+/// The index of the reference: the run labelled `chosen` if given and present, else the one
+/// labelled `baseline`, else the first.
+pub fn reference_index(reports: &[Report], chosen: Option<&str>) -> usize {
+    let find = |label: &str| reports.iter().position(|r| r.scheme == label);
+    chosen.and_then(find).or_else(|| find(DEFAULT_REFERENCE)).unwrap_or(0)
+}
+
+/// The outcome's short name.
+pub fn outcome_name(o: &Outcome) -> &'static str {
+    match o {
+        Outcome::Finished => "finished",
+        Outcome::BudgetExceeded { .. } => "budget_exceeded",
+        Outcome::Running => "running",
+    }
+}
+
+/// The stall causes of a run with their shares: every cause the report lists (the scheme causes
+/// only when non-zero, as in the JSON).
+pub fn stall_shares(r: &Report) -> Vec<StallShare> {
+    let total = r.stalls.total();
+    r.stalls
+        .iter()
+        .filter(|&(c, n)| n > 0 || !c.is_scheme_cause())
+        .map(|(c, n)| StallShare {
+            cause: String::from(c.name()),
+            label: String::from(c.label()),
+            cycles: n,
+            fraction: if total == 0 { 0.0 } else { n as f64 / total as f64 },
+        })
+        .collect()
+}
+
+/// Accesses and energy per structure.
+pub fn structure_totals(r: &Report) -> Vec<StructureTotal> {
+    r.register_file
+        .scheme
+        .structures
+        .iter()
+        .map(|s| StructureTotal { name: s.name.clone(), reads: s.reads, writes: s.writes, energy_nj: s.energy_nj() })
+        .collect()
+}
+
+/// Speed-up of a run of `cycles` over a reference of `reference_cycles`.
+pub fn speedup(reference_cycles: u64, cycles: u64) -> f64 {
+    if cycles == 0 || reference_cycles == 0 {
+        0.0
+    } else {
+        reference_cycles as f64 / cycles as f64
+    }
+}
+
+/// One run's summary against a reference of `reference_cycles`.
+pub fn summarise(r: &Report, reference_cycles: u64) -> SchemeSummary {
+    let k = r.kernels.first();
+    SchemeSummary {
+        scheme: r.scheme.clone(),
+        outcome: String::from(outcome_name(&r.outcome)),
+        cycles: r.cycles,
+        warp_ipc: r.ipc.warp_instructions_per_cycle,
+        thread_ipc: r.ipc.thread_instructions_per_cycle,
+        speedup: speedup(reference_cycles, r.cycles),
+        registers_per_thread: k.map_or(0, |k| k.registers_per_thread),
+        ctas_per_sm: k.map_or(0, |k| k.ctas_per_sm),
+        occupancy: k.map_or(0.0, |k| k.theoretical_occupancy),
+        stalls: stall_shares(r),
+        rf_reads: r.register_file.reads,
+        rf_writes: r.register_file.writes,
+        bank_conflicts: r.register_file.bank_conflicts,
+        structures: structure_totals(r),
+        energy_nj: r.register_file.energy_total_nj,
+    }
+}
+
+/// Every run summarised against the reference ([`reference_index`] of `chosen`).
+pub fn compare(reports: &[Report], chosen: Option<&str>) -> Comparison {
+    let reference = reports.get(reference_index(reports, chosen));
+    let cycles = reference.map_or(0, |r| r.cycles);
+    Comparison {
+        reference: reference.map(|r| r.scheme.clone()).unwrap_or_default(),
+        rows: reports.iter().map(|r| summarise(r, cycles)).collect(),
+    }
+}
+
+impl SchemeSummary {
+    /// The share of `cause` (0 when the report does not list it).
+    pub fn stall(&self, cause: StallCause) -> f64 {
+        self.stalls.iter().find(|s| s.cause == cause.name()).map_or(0.0, |s| s.fraction)
+    }
+}
+
+impl Comparison {
+    /// Every stall cause listed by any row, in report order (the columns of a table).
+    pub fn stall_causes(&self) -> Vec<StallCause> {
+        StallCause::ALL
+            .iter()
+            .copied()
+            .filter(|c| self.rows.iter().any(|r| r.stalls.iter().any(|s| s.cause == c.name())))
+            .collect()
+    }
+
+    /// Every structure named by any row, in first-seen order (the segments of a stacked bar).
+    pub fn structure_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = Vec::new();
+        for s in self.rows.iter().flat_map(|r| r.structures.iter()) {
+            if !names.contains(&s.name) {
+                names.push(s.name.clone());
+            }
+        }
+        names
+    }
+}
+
+#[cfg(test)]
+#[path = "summary_tests.rs"]
+mod tests;

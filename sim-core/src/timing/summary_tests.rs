@@ -1,0 +1,102 @@
+//! Tests of the comparison vocabulary on hand-made reports.
+
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+
+use super::*;
+use crate::timing::regfile::StructureStats;
+use crate::timing::report::{Ipc, KernelPlacement, OccupancyTimeline, RegisterFileReport, StallBreakdown};
+
+fn report(scheme: &str, cycles: u64, stalls: &[(StallCause, u64)], structures: &[(&str, u64, u64, f64)]) -> Report {
+    let mut breakdown = StallBreakdown::default();
+    stalls.iter().for_each(|&(c, n)| breakdown.add(c, n));
+    let mut rf = RegisterFileReport::default();
+    rf.scheme.structures = structures
+        .iter()
+        .map(|&(name, reads, writes, nj)| StructureStats { name: String::from(name), reads, writes, nj_per_access: nj })
+        .collect();
+    rf.energy_total_nj = rf.scheme.structures.iter().map(|s| s.energy_nj()).sum();
+    Report {
+        scheme: String::from(scheme),
+        gpu: String::from("test"),
+        sms: 1,
+        schedulers_per_sm: 2,
+        outcome: Outcome::Finished,
+        kernels: vec![KernelPlacement {
+            kernel: String::from("k"),
+            threads_per_cta: 64,
+            registers_per_thread: 20,
+            max_live_registers: 18,
+            ctas_per_sm: 4,
+            warps_per_sm: 8,
+            theoretical_occupancy: 0.25,
+            limited_by: Vec::new(),
+        }],
+        ctas: 1,
+        cycles,
+        warp_instructions: 100,
+        thread_instructions: 3200,
+        ipc: Ipc { warp_instructions_per_cycle: 100.0 / cycles as f64, thread_instructions_per_cycle: 0.0 },
+        stalls: breakdown,
+        register_file: rf,
+        values: Default::default(),
+        occupancy_over_time: OccupancyTimeline::default(),
+        memory: Default::default(),
+        cta_park_requests: 0,
+        residency: Default::default(),
+        notices: Vec::new(),
+        config: Default::default(),
+    }
+}
+
+/// The baseline is the default reference even when it is not first; a chosen label wins; with
+/// neither, the first run. Speed-up = reference cycles / cycles: 200 / 160 = 1.25.
+#[test]
+fn the_reference_is_the_baseline_unless_chosen() {
+    let runs = [report("rfc-ob", 160, &[], &[]), report("baseline", 200, &[], &[]), report("x", 400, &[], &[])];
+    let c = compare(&runs, None);
+    assert_eq!(c.reference, "baseline");
+    let speedups: Vec<f64> = c.rows.iter().map(|r| r.speedup).collect();
+    assert_eq!(speedups, [1.25, 1.0, 0.5]);
+    assert_eq!(compare(&runs, Some("x")).rows[0].speedup, 2.5);
+    assert_eq!(compare(&runs, Some("absent")).reference, "baseline");
+    assert_eq!(reference_index(&runs[2..], None), 0);
+    assert_eq!(speedup(100, 0), 0.0);
+}
+
+/// 10 scheduler-cycles: 4 issued, 3 structural, 2 scoreboard, 1 acquire wait. Structural is its
+/// own share (0.3), the scheme cause appears because it is non-zero, the other scheme causes do
+/// not; the shares add up to 1.
+#[test]
+fn stall_shares_name_every_cause() {
+    let stalls = [
+        (StallCause::Issued, 4),
+        (StallCause::Structural, 3),
+        (StallCause::Scoreboard, 2),
+        (StallCause::AcquireWait, 1),
+    ];
+    let row = summarise(&report("a", 5, &stalls, &[]), 5);
+    assert_eq!(row.stall(StallCause::Structural), 0.3);
+    assert_eq!(row.stall(StallCause::AcquireWait), 0.1);
+    assert!(row.stalls.iter().all(|s| s.cause != "cta_switch"));
+    assert_eq!(row.stalls.len(), 10, "nine base causes and acquire wait");
+    let sum: f64 = row.stalls.iter().map(|s| s.fraction).sum();
+    assert!((sum - 1.0).abs() < 1e-12);
+    let c = compare(&[report("b", 5, &[(StallCause::Issued, 1)], &[]), report("a", 5, &stalls, &[])], None);
+    assert_eq!(c.stall_causes().last(), Some(&StallCause::AcquireWait));
+}
+
+/// main_rf: (10 + 5) × 2 nJ = 30 nJ; rfc: (4 + 0) × 0.5 = 2 nJ; total 32 nJ. Structure names
+/// over runs keep first-seen order.
+#[test]
+fn structures_carry_accesses_and_energy() {
+    let a = report("baseline", 10, &[], &[("main_rf", 10, 5, 2.0)]);
+    let b = report("rfc", 10, &[], &[("main_rf", 10, 5, 2.0), ("rfc", 4, 0, 0.5)]);
+    let c = compare(&[a, b], None);
+    let rfc = &c.rows[1];
+    assert_eq!(rfc.structures[1], StructureTotal { name: String::from("rfc"), reads: 4, writes: 0, energy_nj: 2.0 });
+    assert_eq!(rfc.energy_nj, 32.0);
+    assert_eq!(c.structure_names(), ["main_rf", "rfc"]);
+    assert_eq!((rfc.registers_per_thread, rfc.ctas_per_sm, rfc.occupancy), (20, 4, 0.25));
+}

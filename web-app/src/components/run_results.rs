@@ -52,6 +52,7 @@ pub fn run_results(props: &RunResultsProps) -> Html {
                 <button type="button" id="download-csv" onclick={csv}>{ "CSV" }</button>
             </div>
             { notices(reports) }
+            { tuning(reports) }
             <div class="summary">{ table(&summary(reports)) }</div>
             { host_time(&props.run.host) }
             <div class="charts">
@@ -66,6 +67,24 @@ pub fn run_results(props: &RunResultsProps) -> Html {
                 { bar("reads-per-value", "Reads per produced value", None, rc::reads_per_value(reports)) }
             </div>
         </section>
+    }
+}
+
+/// What precision tuning found (`compression` runs): functional runs, quality reached and the
+/// format of every lowered float register, one line per run that tuned.
+fn tuning(reports: &[Report]) -> Html {
+    let summary = sim_core::timing::regfile::compression_report::tuning_summary;
+    let lines: Vec<(String, String)> = reports
+        .iter()
+        .filter_map(|r| summary(&r.register_file.scheme.counters).map(|l| (r.scheme.clone(), l)))
+        .collect();
+    if lines.is_empty() {
+        return html! {};
+    }
+    html! {
+        <ul class="run-tuning" id="run-tuning">
+            { for lines.into_iter().map(|(s, l)| html! { <li><strong>{ s }</strong>{ ": " }{ l }</li> }) }
+        </ul>
     }
 }
 

@@ -299,3 +299,41 @@ fn bundled_examples_at_perfect_quality_are_bit_identical() {
     eprintln!("bundled examples: integer writes checked {checked}");
     assert!(misfits.is_empty(), "{}", misfits.join("\n"));
 }
+
+/// The tuning result reaches the report: the `compression` run's scheme counters carry the
+/// search's runs, candidates and lowered registers (the same search `tune` makes on its own),
+/// once per run whatever the SM count, with one `float_bits:FUNCTION:REG` per lowered register;
+/// the baseline's report has none of them.
+#[test]
+fn the_tuning_result_is_in_the_compression_report() {
+    use sim_core::exec::float_tuning::{tune, QualityMetric};
+    use sim_core::timing::{Simulation, TimingOptions};
+    let all = examples();
+    let saxpy = all.iter().find(|(n, _, _)| n == "saxpy");
+    let gpu = presets::by_name("fermi-gtx480");
+    assert!(saxpy.is_some() && gpu.is_some(), "saxpy example or fermi-gtx480 missing");
+    let (Some((_, module, setup)), Some(gpu)) = (saxpy, gpu) else { return };
+    let tuned = tune(module, setup, QualityMetric::MaxRelative(0.0), 64);
+    assert!(tuned.is_ok(), "{tuned:?}");
+    let Ok(tuned) = tuned else { return };
+    // Four SMs: a counter summed over SMs would read four times the search's runs.
+    let options = TimingOptions { sms: Some(4), ..TimingOptions::default() };
+    let reports = Simulation::from_launch(module, setup, &gpu, &["baseline", "compression"], options)
+        .and_then(|mut s| s.run_to_end());
+    assert!(reports.is_ok(), "{:?}", reports.err().map(|e| e.to_string()));
+    let Ok(reports) = reports else { return };
+    let counters = |i: usize| reports[i].register_file.scheme.counters.clone();
+    assert!(counters(0).iter().all(|c| !c.name.starts_with("tuning_") && !c.name.starts_with("float_bits:")));
+    let c = counters(1);
+    let get = |n: &str| c.iter().find(|x| x.name == n).map(|x| x.value);
+    assert_eq!(get("tuning_runs"), Some(u64::from(tuned.runs)));
+    assert_eq!(get("tuning_candidates"), Some(u64::from(tuned.candidates)));
+    assert_eq!(get("tuning_lowered"), Some(tuned.formats.len() as u64));
+    assert_eq!(get("tuning_capped"), Some(u64::from(tuned.capped)));
+    // At 0 % the accepted combination deviates by nothing.
+    assert_eq!(get("tuning_deviation_ppm"), Some(0));
+    let formats: Vec<u64> = c.iter().filter(|x| x.name.starts_with("float_bits:")).map(|x| x.value).collect();
+    assert_eq!(formats.len(), tuned.formats.len());
+    // saxpy lowers one of its four f32 registers at 0 % (docs/fidelity/compression.md).
+    assert!(!formats.is_empty() && formats.iter().all(|&b| (8..32).contains(&b)), "{c:?}");
+}

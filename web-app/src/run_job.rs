@@ -175,8 +175,9 @@ pub fn execute(req: &RunRequest, mut progress: impl FnMut(RunProgress)) -> Resul
         .map_err(|e| from_timing(TimingError::Source(e.into())))?;
     let (source, executor) = TimedSource::new(source, now_ms);
     let start = now_ms();
-    let mut sim = Simulation::from_module_source(&module, program, Box::new(source), gpu, &req.schemes, options)
-        .map_err(from_timing)?;
+    let mut sim =
+        Simulation::from_module_source_launch(&module, program, Box::new(source), gpu, &req.schemes, options, &launch)
+            .map_err(from_timing)?;
     let mut compute_ms = now_ms() - start;
     loop {
         let chunk = now_ms();

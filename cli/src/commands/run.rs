@@ -292,6 +292,12 @@ fn print_table(reports: &[Report], reference: Option<&str>) {
         let params: Vec<String> = r.config.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
         println!("config {}: {}", r.scheme, params.join(" "));
     }
+    for r in reports {
+        let tuning = sim_core::timing::regfile::compression_report::tuning_summary(&r.register_file.scheme.counters);
+        if let Some(line) = tuning {
+            println!("{}: {line}", r.scheme);
+        }
+    }
     if let Some(r) = reports.first() {
         let v = &r.values.reads_per_value;
         let n = v.total();

@@ -19,7 +19,7 @@ use alloc::vec::Vec;
 use super::error::ExecError;
 use super::float_formats::FloatFormat;
 use super::launch::LaunchSetup;
-use super::run::{Run, RunOptions};
+use super::run::{Run, RunOptions, RunResult};
 use super::stream::TraceOptions;
 use super::value::Value;
 use crate::ir::{Module, Type};
@@ -60,7 +60,17 @@ fn outputs(
 ) -> Result<BTreeMap<usize, Vec<Value>>, ExecError> {
     let mut run = Run::new(module, setup, RunOptions::default())?;
     run.round_float_registers(module, formats);
-    Ok(run.run_to_end()?.outputs)
+    Ok(observed(run.run_to_end()?))
+}
+
+/// What the search compares of a run: every output buffer, and for an output pointer table the
+/// buffers behind it, entry after entry, in place of the table (whose addresses never change).
+fn observed(result: RunResult) -> Outputs {
+    let mut out = result.outputs;
+    for (k, entries) in result.pointees {
+        out.insert(k, entries.into_iter().flatten().collect());
+    }
+    out
 }
 
 fn number(v: &Value) -> Option<f64> {
@@ -137,7 +147,7 @@ fn candidates(module: &Module, setup: &LaunchSetup) -> Result<(Vec<(u32, u32)>, 
             });
         }
     }
-    let reference = run.result().map(|r| r.outputs).unwrap_or_default();
+    let reference = run.result().map(observed).unwrap_or_default();
     let mut order: Vec<((u32, u32), u64)> = counts.into_iter().collect();
     order.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     Ok((order.into_iter().map(|(k, _)| k).collect(), reference))
@@ -231,6 +241,28 @@ mod tests {
         // A cap of 4 runs: the reference and %f1's 28, 24, 20 → capped with %f1 at 20.
         let capped = tune(&module, &setup, QualityMetric::Exact, 4);
         assert!(capped.as_ref().is_ok_and(|r| r.capped && r.runs == 4 && r.formats.values().eq([20u8].iter())));
+    }
+
+    /// The same kernel writing through a pointer table (`float **out`, Rodinia IMGVF's way): the
+    /// search judges the buffer behind the table, not the table's addresses (which never
+    /// change: judged alone, every register would pass at 8 bits). Same registers, same
+    /// hand-worked formats and runs as above.
+    #[test]
+    fn pointer_table_outputs_are_judged_by_their_buffers() {
+        let kernel = KERNEL
+            .replace("cvta.to.global.u64 %rd2, %rd1;", "cvta.to.global.u64 %rd5, %rd1;\nld.global.u64 %rd2, [%rd5];");
+        let launch = r#"{"kernel": "k", "block": [32], "params": [{"pointers": [{"type": "f32", "len": 32}]}],
+            "outputs": [0]}"#;
+        let module = crate::ptx::compile(&kernel);
+        let setup = LaunchSetup::from_json(launch);
+        assert!(module.is_ok() && setup.is_ok(), "{:?}", setup.err());
+        let (Ok(module), Ok(setup)) = (module, setup) else { return };
+        let r = tune(&module, &setup, QualityMetric::Exact, 64);
+        assert!(r.is_ok(), "{r:?}");
+        let Ok(r) = r else { return };
+        let mut bits: vec::Vec<u8> = r.formats.values().copied().collect();
+        bits.sort_unstable();
+        assert_eq!((bits, r.runs), (vec![8, 12, 12], 19));
     }
 
     /// Relative deviation: 1 → 1.1 is 10 %; a zero that changes, or a NaN that appears, is

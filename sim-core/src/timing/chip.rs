@@ -281,6 +281,8 @@ impl ChipRun {
             memory.l1_misses += l1.misses;
             memory.l1_mshr_wait_cycles += l1.mshr_wait_cycles;
         });
+        // What the scheme's program passes found (once per run, not per SM).
+        scheme.counters.extend(self.own.iter().flat_map(|p| p.counters.iter().cloned()));
         let per_cycle = |n: u64| if cycles == 0 { 0.0 } else { n as f64 / cycles as f64 };
         memory.l2_hits = self.l2.hits;
         memory.l2_misses = self.l2.misses;

@@ -343,9 +343,10 @@ impl Simulation {
         for (r, transform, assign) in runs {
             let own = if transform.is_some() || assign.is_some() {
                 let message = |message| TimingError::SchemeProgram { scheme: String::from(r.entry.name), message };
-                let inputs = regfile::registry::assign_inputs(&r, module, setup).map_err(message)?;
+                let (inputs, counters) =
+                    regfile::registry::assign_inputs_reported(&r, module, setup).map_err(message)?;
                 let built = SchemeProgram::build_with(module, &program, transform, assign, &gpu, physical, inputs);
-                Some(built.map_err(message)?)
+                Some(SchemeProgram { counters, ..built.map_err(message)? })
             } else {
                 None
             };

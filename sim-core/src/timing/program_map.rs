@@ -300,6 +300,9 @@ pub struct SchemeProgram {
     /// Per static id of `program`: what it does to RegMutex's shared register pool
     /// (`regmutex.acquire`/`release`). Empty when the program has none.
     pub pool: Vec<crate::timing::regfile::regmutex_program::PoolOp>,
+    /// Counters of what the scheme's program passes found (precision tuning's result:
+    /// `compression`), added once to the run's summed scheme counters; empty for most schemes.
+    pub counters: Vec<crate::timing::regfile::SchemeCounter>,
 }
 
 impl SchemeProgram {
@@ -339,7 +342,7 @@ impl SchemeProgram {
         let map = SidMap::build(module, original, &to, &program, &map)?;
         let crf = crf_accesses(&to, &program);
         let pool = crate::timing::regfile::regmutex_program::pool_ops(&to, &program);
-        Ok(SchemeProgram { program, map, crf, pool })
+        Ok(SchemeProgram { program, map, crf, pool, counters: Vec::new() })
     }
 }
 

@@ -80,6 +80,7 @@ pub fn run_results(props: &RunResultsProps) -> Html {
                 </label>
             </div>
             { notices(reports) }
+            { tuning(reports) }
             <div class="summary">{ table(&summary(reports, &cmp)) }</div>
             { host_time(&props.run.host) }
             { sweep_charts(props.sweep.as_deref(), reports) }
@@ -149,6 +150,24 @@ fn sweep_charts(plan: Option<&crate::sweep::SweepPlan>, reports: &[Report]) -> H
                 <Chart id={id} title={title} body={line_chart(&data)} table={data.table()} frame={data.frame()} />
             }) }
         </div>
+    }
+}
+
+/// What precision tuning found (`compression` runs): functional runs, quality reached and the
+/// format of every lowered float register, one line per run that tuned.
+fn tuning(reports: &[Report]) -> Html {
+    let summary = sim_core::timing::regfile::compression_report::tuning_summary;
+    let lines: Vec<(String, String)> = reports
+        .iter()
+        .filter_map(|r| summary(&r.register_file.scheme.counters).map(|l| (r.scheme.clone(), l)))
+        .collect();
+    if lines.is_empty() {
+        return html! {};
+    }
+    html! {
+        <ul class="run-tuning" id="run-tuning">
+            { for lines.into_iter().map(|(s, l)| html! { <li><strong>{ s }</strong>{ ": " }{ l }</li> }) }
+        </ul>
     }
 }
 

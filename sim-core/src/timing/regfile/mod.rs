@@ -59,6 +59,7 @@ pub mod composite_rf;
 pub mod compression;
 pub mod compression_file;
 pub mod compression_program;
+pub mod compression_report;
 pub mod config;
 pub mod cta_pool;
 pub mod demo;

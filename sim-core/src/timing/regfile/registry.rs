@@ -273,12 +273,27 @@ pub fn assign_inputs(
     module: &crate::ir::Module,
     setup: Option<&crate::exec::LaunchSetup>,
 ) -> Result<AssignInputs, alloc::string::String> {
+    assign_inputs_reported(r, module, setup).map(|(inputs, _)| inputs)
+}
+
+/// As [`assign_inputs`], with the counters the run's report gets from what was found (for
+/// `compression`: precision tuning's result, [`super::compression_report::tuning_counters`];
+/// empty for the others).
+pub fn assign_inputs_reported(
+    r: &ResolvedScheme,
+    module: &crate::ir::Module,
+    setup: Option<&crate::exec::LaunchSetup>,
+) -> Result<(AssignInputs, Vec<super::SchemeCounter>), alloc::string::String> {
     let seeds = setup.and_then(compression_program::launch_seeds);
     let mut inputs = AssignInputs { seeds, ..AssignInputs::default() };
+    let mut counters = Vec::new();
     if r.entry.name == "compression" {
-        inputs.float_bits = compression_program::tuned_floats(&r.config, module, setup)?;
+        if let Some(t) = compression_program::tuning(&r.config, module, setup)? {
+            counters = super::compression_report::tuning_counters(module, &t);
+            inputs.float_bits = t.formats;
+        }
     }
-    Ok(inputs)
+    Ok((inputs, counters))
 }
 
 /// The fusion pass of `composite` and `gilani`: the one their `pair_rule` names.

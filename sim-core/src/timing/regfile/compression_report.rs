@@ -1,0 +1,149 @@
+//! What the `compression` scheme's precision tuning found, as report counters (Angerd et al.,
+//! `SCHEMES.md` §B): the search's functional runs, whether it stopped at its cap, the registers
+//! it visited and lowered, the output quality it reached, and the format chosen for every float
+//! register it lowered. The counters are the run's, not an SM's: the simulation adds them once
+//! to the summed scheme counters (`SchemeProgram::counters`), so they read the same whatever the
+//! SM count.
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::SchemeCounter;
+use crate::exec::float_tuning::TuningResult;
+use crate::ir::Module;
+
+fn counter(name: String, value: u64, unit: &str) -> SchemeCounter {
+    SchemeCounter { name, value, unit: String::from(unit) }
+}
+
+/// The report counters of tuning result `t` on `module`, in a fixed order: `tuning_runs`,
+/// `tuning_capped`, `tuning_candidates`, `tuning_lowered`, `tuning_deviation_ppm` (the accepted
+/// combination's max relative output deviation in parts per million, rounded up so a nonzero
+/// loss never reads 0), then one `float_bits:FUNCTION:REG` per lowered register (its format's
+/// total bits), functions and registers in module order.
+pub fn tuning_counters(module: &Module, t: &TuningResult) -> Vec<SchemeCounter> {
+    let ppm = if t.deviation.is_finite() { libm::ceil(t.deviation.max(0.0) * 1e6) as u64 } else { u64::MAX };
+    let mut out = alloc::vec![
+        counter(String::from("tuning_runs"), u64::from(t.runs), "functional runs (reference included)"),
+        counter(String::from("tuning_capped"), u64::from(t.capped), "flag (1: stopped at tuning_runs)"),
+        counter(String::from("tuning_candidates"), u64::from(t.candidates), "f32 registers written"),
+        counter(String::from("tuning_lowered"), t.formats.len() as u64, "f32 registers below 32 bits"),
+        counter(String::from("tuning_deviation_ppm"), ppm, "ppm max relative output deviation"),
+    ];
+    for (h, f) in module.functions.iter() {
+        let Some(body) = &f.body else { continue };
+        for (r, reg) in body.regs.iter() {
+            if let Some(&bits) = t.formats.get(&(h.raw(), r.raw())) {
+                out.push(counter(format!("float_bits:{}:{}", f.name, reg.name), u64::from(bits), "bits"));
+            }
+        }
+    }
+    out
+}
+
+/// One line of text for the tuning counters in `counters` (a report's scheme counters), as the
+/// CLI and the app print it; `None` when the run did no precision tuning.
+pub fn tuning_summary(counters: &[SchemeCounter]) -> Option<String> {
+    let get = |n: &str| counters.iter().find(|c| c.name == n).map(|c| c.value);
+    let runs = get("tuning_runs")?;
+    let capped = if get("tuning_capped") == Some(1) { " (stopped at the cap)" } else { "" };
+    let ppm = get("tuning_deviation_ppm").unwrap_or(0);
+    let mut line = format!(
+        "precision tuning: {runs} functional runs{capped}, {} of {} f32 registers lowered, max output deviation {}.{:04} %",
+        get("tuning_lowered").unwrap_or(0),
+        get("tuning_candidates").unwrap_or(0),
+        ppm / 10_000,
+        ppm % 10_000
+    );
+    let formats: Vec<String> = counters
+        .iter()
+        .filter_map(|c| {
+            c.name.strip_prefix("float_bits:").map(|n| format!("{} {}", n.rsplit(':').next().unwrap_or(n), c.value))
+        })
+        .collect();
+    if !formats.is_empty() {
+        line.push_str(&format!("; bits: {}", formats.join(", ")));
+    }
+    Some(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::collections::BTreeMap;
+
+    const PTX: &str = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry k(.param .u64 p)
+{
+    .reg .f32 %f<4>;
+    .reg .b64 %rd<2>;
+    ld.param.u64 %rd1, [p];
+    ld.global.f32 %f1, [%rd1];
+    add.f32 %f2, %f1, %f1;
+    mul.f32 %f3, %f2, %f1;
+    st.global.f32 [%rd1], %f3;
+    ret;
+}
+"#;
+
+    #[test]
+    fn counters_name_the_lowered_registers_and_the_search() {
+        let module = crate::ptx::compile(PTX);
+        assert!(module.is_ok(), "{module:?}");
+        let Ok(module) = module else { return };
+        let first = module.functions.iter().next();
+        let Some((h, body)) = first.and_then(|(h, f)| f.body.as_ref().map(|b| (h, b))) else {
+            return assert!(first.is_some(), "no kernel body");
+        };
+        let reg = |name: &str| body.regs.iter().find(|(_, r)| r.name == name).map(|(r, _)| r.raw());
+        let (f2, f3) = (reg("%f2"), reg("%f3"));
+        assert!(f2.is_some() && f3.is_some(), "registers %f2, %f3");
+        let (Some(f2), Some(f3)) = (f2, f3) else { return };
+        let mut formats = BTreeMap::new();
+        formats.insert((h.raw(), f3), 16u8);
+        formats.insert((h.raw(), f2), 24u8);
+        // 12 runs of a cap of 12: capped; 3 written f32 registers, 2 lowered; deviation
+        // 0.0123 = 12 300 ppm.
+        let t = TuningResult { formats, runs: 12, capped: true, deviation: 0.0123, candidates: 3 };
+        let got: Vec<(String, u64)> = tuning_counters(&module, &t).into_iter().map(|c| (c.name, c.value)).collect();
+        let want: Vec<(String, u64)> = [
+            ("tuning_runs", 12),
+            ("tuning_capped", 1),
+            ("tuning_candidates", 3),
+            ("tuning_lowered", 2),
+            ("tuning_deviation_ppm", 12_300),
+            // Module order: %f2 is declared before %f3.
+            ("float_bits:k:%f2", 24),
+            ("float_bits:k:%f3", 16),
+        ]
+        .iter()
+        .map(|&(n, v)| (String::from(n), v))
+        .collect();
+        assert_eq!(got, want);
+        let line = tuning_summary(&tuning_counters(&module, &t));
+        // 12 300 ppm = 1.2300 %.
+        let want = "precision tuning: 12 functional runs (stopped at the cap), 2 of 3 f32 registers lowered, \
+                    max output deviation 1.2300 %; bits: %f2 24, %f3 16";
+        assert_eq!(line.as_deref(), Some(want));
+        assert_eq!(tuning_summary(&[]), None);
+    }
+
+    #[test]
+    fn a_tiny_loss_never_reads_zero() {
+        let module = crate::ptx::compile(PTX);
+        assert!(module.is_ok(), "{module:?}");
+        let Ok(module) = module else { return };
+        // 1e-9 relative deviation rounds up to 1 ppm; a perfect search reads 0.
+        let t = TuningResult { deviation: 1e-9, runs: 1, ..TuningResult::default() };
+        let c = tuning_counters(&module, &t);
+        assert_eq!(c.iter().find(|c| c.name == "tuning_deviation_ppm").map(|c| c.value), Some(1));
+        let t = TuningResult { runs: 1, ..TuningResult::default() };
+        let c = tuning_counters(&module, &t);
+        assert_eq!(c.iter().find(|c| c.name == "tuning_deviation_ppm").map(|c| c.value), Some(0));
+        assert_eq!(c.len(), 5, "nothing lowered: no float_bits counters");
+    }
+}

@@ -78,7 +78,7 @@ pub struct SimFlags {
     #[arg(long)]
     pub max_cycles: Option<u64>,
     /// Warp-instruction budget of the functional run (default: the launch setup's `budget`,
-    /// else 500 million).
+    /// else 20 million, `sim_core::exec::DEFAULT_BUDGET`).
     #[arg(long)]
     pub budget: Option<u64>,
     /// A study: register-file banks see the PTX virtual registers instead of the registers the

@@ -24,6 +24,7 @@ pub mod scheme_panel;
 pub mod share_bar;
 pub mod storage_notice;
 pub mod sweep_panel;
+pub mod value_shares;
 
 pub use chart::Chart;
 pub use editor::Editor;

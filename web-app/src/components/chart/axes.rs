@@ -222,7 +222,7 @@ fn legend_layout(keys: &[Key]) -> Vec<(f64, usize)> {
     let (mut x, mut row) = (8.0, 0);
     keys.iter()
         .map(|k| {
-            let w = 30.0 + 6.5 * k.name.chars().count() as f64;
+            let w = 28.0 + 7.0 * k.name.chars().count() as f64;
             if x + w > WIDTH && x > 8.0 {
                 x = 8.0;
                 row += 1;
@@ -290,7 +290,7 @@ mod tests {
         let key = |n: &str| Key { name: n.repeat(10), colour: color(0), dashed: false };
         assert_eq!(Frame::new(&[]).legend_rows, 0);
         let wide = Frame::new(&[key("a"), key("b"), key("c"), key("d"), key("e")]);
-        // Each key is 30 + 65 = 95 units wide: four fit in 480 from x = 8, the fifth wraps.
+        // Each key is 28 + 70 = 98 units wide: four end at 8 + 392 = 400, a fifth would end at 498.
         assert_eq!(wide.legend_rows, 2);
         assert_eq!(wide.height, Frame::new(&[key("a")]).height + LEGEND_ROW);
     }

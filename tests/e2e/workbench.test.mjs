@@ -254,7 +254,7 @@ test('exports download and parse; screenshots at 1366×768 and 1920×1080', asyn
     assert.equal(png.subarray(1, 4).toString('latin1'), 'PNG');
     assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], viewBox.map((v) => Math.round(2 * v)));
     const occupancyPng = page.waitForEvent('download');
-    await page.locator('.chart-export-png').first().click();
+    await page.locator('#occupancy .chart-download-png').first().click();
     const occ = readFileSync(await (await occupancyPng).path());
     assert.equal(occ.subarray(1, 4).toString('latin1'), 'PNG');
     // Charts take keyboard focus.

@@ -14,7 +14,8 @@
 use sim_core::timing::sweep_values::values_of;
 use sim_core::timing::{Report, SchemeSpec};
 
-use crate::components::charts::{LineData, LineSeries};
+use crate::components::chart::axes::Spacing;
+use crate::components::chart::{LineData, LineSeries};
 
 /// A sweep: the instance swept, the parameter, its values and the reference point.
 #[derive(Clone, Debug, PartialEq)]
@@ -77,7 +78,7 @@ impl SweepPlan {
     /// A line over the points of `reports` (in value order) of `y`, skipping points without one.
     fn line(&self, reports: &[Report], name: &str, y: impl Fn(&Report) -> Option<f64>) -> LineSeries {
         let points = reports.iter().enumerate().filter_map(|(i, r)| y(r).map(|v| (self.x(i), v))).collect();
-        LineSeries { name: name.to_owned(), points }
+        LineSeries { name: name.to_owned(), points, ..LineSeries::default() }
     }
 
     /// The charts of a finished sweep: `(id, title, data)`; reads saved only when some point
@@ -85,9 +86,16 @@ impl SweepPlan {
     pub fn charts(&self, reports: &[Report]) -> Vec<(&'static str, String, LineData)> {
         let p = &self.param;
         let reference = reports.get(self.reference).map_or(0.0, |r| r.ipc.warp_instructions_per_cycle);
-        let log_x = self.geometric();
+        let x_spacing = if self.geometric() { Spacing::Log2 } else { Spacing::Decimal };
         let chart = |id, title: &str, y_label: &str, y_max, series: LineSeries| {
-            let data = LineData { series: vec![series], x_label: p.clone(), y_label: y_label.into(), y_max, log_x };
+            let data = LineData {
+                series: vec![series],
+                x_label: p.clone(),
+                y_label: y_label.into(),
+                y_max,
+                x_spacing,
+                ..LineData::default()
+            };
             (id, format!("{title} vs {p}"), data)
         };
         let mut out = vec![

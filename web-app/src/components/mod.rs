@@ -2,7 +2,6 @@
 //! `Workspace` in `app.rs` connects them to the `AppState` context.
 
 pub mod chart;
-pub mod charts;
 pub mod cta_timeline;
 pub mod editor;
 pub mod editor_window;

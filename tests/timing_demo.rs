@@ -272,7 +272,8 @@ fn demo_figures_on_examples_and_suite_kernels() {
 #[test]
 #[ignore = "a sweep for docs/fidelity/demo.md; run it in a release build"]
 fn demo_figures_at_larger_launches() {
-    let picks = ["backprop", "convolutionSeparable", "threadFenceReduction", "particles", "srad", "matrixMul_kernel.ptx"];
+    let picks =
+        ["backprop", "convolutionSeparable", "threadFenceReduction", "particles", "srad", "matrixMul_kernel.ptx"];
     let files: Vec<PathBuf> =
         suite_kernels().into_iter().filter(|p| picks.iter().any(|k| p.to_string_lossy().contains(k))).collect();
     let launch = Launch { ctas: 256, budget: 4_000_000, per_file: 2 };

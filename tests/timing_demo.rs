@@ -30,7 +30,8 @@ struct Row {
     /// Bank conflicts involving a single-use access, over all the baseline's (paper Fig. 2).
     involved: f64,
     conflicts: f64,
-    /// The baseline's CTAs per SM, bank conflicts per warp instruction and share of scheduler
+    /// The baseline's resident CTAs per SM (its limit, or the launch's CTAs over the SMs if
+    /// fewer), bank conflicts per warp instruction and share of scheduler
     /// cycles stalled on operand collection (why the Ideal gains little or much).
     ctas: u32,
     per_inst: f64,
@@ -100,7 +101,7 @@ fn check(name: &str, module: &Module, setup: &LaunchSetup, gpu: &str, sms: u32) 
         name: name.to_string(),
         share: (main_rf(base) - main_rf(ideal)) as f64 / main_rf(base).max(1) as f64,
         involved: attributed.map_or(0.0, |u| u.conflict_share),
-        ctas: base.kernels.first().map_or(0, |k| k.ctas_per_sm),
+        ctas: base.kernels.first().map_or(0, |k| k.ctas_per_sm).min(base.ctas.div_ceil(sms.max(1) as u64) as u32),
         per_inst: conflicts(base) / base.warp_instructions.max(1) as f64,
         oc: summarise(base, base.cycles).stall(StallCause::OperandCollection),
         conflicts: if conflicts(base) > 0.0 { 1.0 - conflicts(ideal) / conflicts(base) } else { 0.0 },
@@ -217,12 +218,14 @@ fn suite_kernels() -> Vec<PathBuf> {
 /// instructions, at most `per_file` kernels of each file.
 struct Launch {
     ctas: u32,
+    /// Launch exactly `ctas` CTAs (else at most `ctas` of the proposed grid).
+    exact: bool,
     budget: u64,
     per_file: usize,
 }
 
 /// The sweep's launch: at most 8 CTAs over 4 SMs, 200 000 instructions.
-const SMALL: Launch = Launch { ctas: 8, budget: 200_000, per_file: usize::MAX };
+const SMALL: Launch = Launch { ctas: 8, exact: false, budget: 200_000, per_file: usize::MAX };
 
 fn corpus_rows(files: &[PathBuf], gpu: &str, launch: &Launch) -> Vec<Row> {
     let mut rows = Vec::new();
@@ -232,7 +235,8 @@ fn corpus_rows(files: &[PathBuf], gpu: &str, launch: &Launch) -> Vec<Row> {
         let mut kernels = 0;
         for kernel in sim_core::exec::plan::kernel_names(&module) {
             let mut setup = propose_launch(&module, &kernel);
-            setup.grid = vec![setup.grid.first().copied().unwrap_or(1).min(launch.ctas), 1, 1];
+            let proposed = setup.grid.first().copied().unwrap_or(1);
+            setup.grid = vec![if launch.exact { launch.ctas } else { proposed.min(launch.ctas) }, 1, 1];
             setup.budget = Some(launch.budget);
             if kernels >= launch.per_file
                 || Run::new(&module, &setup, RunOptions::default()).and_then(|mut r| r.run_to_end()).is_err()
@@ -266,9 +270,9 @@ fn demo_figures_on_examples_and_suite_kernels() {
     print(&corpus);
 }
 
-/// Larger launches, where conflicts bind: the suite kernels whose conflicts involve single-use
-/// accesses most at the small launch, with up to 256 CTAs (their proposed grid's first
-/// dimension, many CTAs per SM on 4 SMs) and 4 million warp instructions.
+/// Larger launches, where conflicts bind: suite kernels whose conflicts involve single-use
+/// accesses most at the small launch, with 120 CTAs on 4 SMs (30 per SM: every SM full for
+/// several waves) and up to 20 million warp instructions.
 #[test]
 #[ignore = "a sweep for docs/fidelity/demo.md; run it in a release build"]
 fn demo_figures_at_larger_launches() {
@@ -276,6 +280,6 @@ fn demo_figures_at_larger_launches() {
         ["backprop", "convolutionSeparable", "threadFenceReduction", "particles", "srad", "matrixMul_kernel.ptx"];
     let files: Vec<PathBuf> =
         suite_kernels().into_iter().filter(|p| picks.iter().any(|k| p.to_string_lossy().contains(k))).collect();
-    let launch = Launch { ctas: 256, budget: 4_000_000, per_file: 2 };
+    let launch = Launch { ctas: 120, exact: true, budget: 20_000_000, per_file: 2 };
     print(&corpus_rows(&files, "turing-rtx2060", &launch));
 }

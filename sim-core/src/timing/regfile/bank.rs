@@ -143,6 +143,7 @@ impl Banks {
     }
 
     /// Queues a read of `reg` for collector `cu`, `marked` for single-use attribution.
+    #[inline]
     pub fn request_marked(&mut self, cu: CuId, reg: u32, warp: u32, group: u32, marked: bool) {
         let b = self.bank(reg, warp, group);
         if marked {
@@ -166,6 +167,7 @@ impl Banks {
 
     /// As [`Banks::try_write`], unit `i` marked for single-use attribution when bit `i` of
     /// `marked` is set.
+    #[inline]
     pub fn try_write_marked(&mut self, units: &[u32], warp: u32, group: u32, now: u64, marked: u64) -> bool {
         let taken = units.iter().any(|&u| self.written_at.get(self.bank(u, warp, group)) == Some(&now));
         if taken {
@@ -224,18 +226,19 @@ impl Banks {
             }
             return;
         }
+        let mut granted_marked = None;
         if let Some(cu) = q.pop_front() {
             self.queued -= 1;
             self.reads += 1;
             cus.granted(cu & !MARK);
-            if self.attributing {
-                self.attribute_reads(b, cu & MARK != 0);
-            }
+            granted_marked = Some(cu & MARK != 0);
         }
-        let Some(q) = self.queues.get(b) else { return };
         self.read_read += q.len() as u64;
         if q.is_empty() && b < 64 {
             self.nonempty &= !(1 << b);
+        }
+        if let (true, Some(marked)) = (self.attributing, granted_marked) {
+            self.attribute_reads(b, marked);
         }
     }
 

@@ -107,6 +107,12 @@ pub struct TimingOptions {
     /// written, for schemes that model values ([`WarpStream::values_at`]); off, the streams and
     /// the replay are as without the option.
     pub values: bool,
+    /// DeMO's baseline measurements (Fig. 1 and 2), off by default: runs of the original
+    /// program whose scheme counts them (the baseline) mark the register-file accesses of
+    /// single-use memory values and report them and the bank conflicts they are involved in as
+    /// counters (`single_use_reads`, `single_use_writes`, `single_use_bank_conflicts`,
+    /// `single_use_waits`; [`regfile::demo_marks`]); off, the reports are as without the option.
+    pub single_use_attribution: bool,
 }
 
 impl Default for TimingOptions {
@@ -119,6 +125,7 @@ impl Default for TimingOptions {
             energy: EnergyModel::default(),
             virtual_register_banks: false,
             values: false,
+            single_use_attribution: false,
         }
     }
 }
@@ -355,6 +362,14 @@ impl Simulation {
         let mut sim = Simulation::assemble(program, source, gpu, own_runs, options)?;
         for run in &mut sim.runs {
             run.prepare(module, &sim.program);
+        }
+        if sim.options.single_use_attribution {
+            let marks = regfile::demo_marks::SingleUseMarks::compute(module, &sim.program, &sim.gpu, physical)
+                .map_err(TimingError::Internal)?;
+            let marks = alloc::rc::Rc::new(marks);
+            for run in &mut sim.runs {
+                run.attribute_single_use(&marks);
+            }
         }
         Ok(sim)
     }

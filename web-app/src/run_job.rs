@@ -160,6 +160,9 @@ pub fn execute(req: &RunRequest, mut progress: impl FnMut(RunProgress)) -> Resul
     let options = TimingOptions {
         sample_interval_cycles: SAMPLE_INTERVAL_CYCLES,
         registers_per_thread: req.registers_per_thread,
+        // DeMO's potential on every baseline (issue 26): the single-use memory values' accesses
+        // and the bank conflicts they are involved in, shown before the user picks DeMO.
+        single_use_attribution: req.schemes.iter().any(|s| s.scheme == "baseline"),
         ..TimingOptions::default()
     };
     let program = Program::decode_for(&module, gpu, &options).map_err(|m| from_timing(TimingError::Internal(m)))?;

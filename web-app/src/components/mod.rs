@@ -21,6 +21,7 @@ pub mod run_panel;
 pub mod run_results;
 pub mod scheme_panel;
 pub mod share_bar;
+pub mod single_use;
 pub mod storage_notice;
 pub mod sweep_panel;
 pub mod value_shares;

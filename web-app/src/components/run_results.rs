@@ -78,6 +78,7 @@ pub fn run_results(props: &RunResultsProps) -> Html {
             { tuning(reports) }
             <div class="summary">{ table(&summary(reports, &cmp)) }</div>
             { crate::components::value_shares::value_shares(&cmp) }
+            { crate::components::single_use::single_use(&cmp) }
             { host_time(&props.run.host) }
             { sweep_charts(props.sweep.as_deref(), reports) }
             { counters(reports) }

@@ -303,6 +303,9 @@ pub struct SchemeProgram {
     /// Counters of what the scheme's program passes found (precision tuning's result:
     /// `compression`), added once to the run's summed scheme counters; empty for most schemes.
     pub counters: Vec<crate::timing::regfile::SchemeCounter>,
+    /// The slice allocation the scheme's register assignment made (`compression`), reported
+    /// once per run; `None` for the others.
+    pub slice_map: Option<crate::timing::regfile::compression_slices::SliceMap>,
 }
 
 impl SchemeProgram {
@@ -342,7 +345,7 @@ impl SchemeProgram {
         let map = SidMap::build(module, original, &to, &program, &map)?;
         let crf = crf_accesses(&to, &program);
         let pool = crate::timing::regfile::regmutex_program::pool_ops(&to, &program);
-        Ok(SchemeProgram { program, map, crf, pool, counters: Vec::new() })
+        Ok(SchemeProgram { program, map, crf, pool, counters: Vec::new(), slice_map: None })
     }
 }
 

@@ -81,6 +81,7 @@ pub fn run_results(props: &RunResultsProps) -> Html {
             </div>
             { notices(reports) }
             { tuning(reports) }
+            { crate::components::slice_map::slice_maps(reports) }
             <div class="summary">{ table(&summary(reports, &cmp)) }</div>
             { host_time(&props.run.host) }
             { sweep_charts(props.sweep.as_deref(), reports) }

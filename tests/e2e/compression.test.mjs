@@ -94,6 +94,10 @@ test('the slice map of a compression run shows the allocation the CLI reports', 
     assert.equal(await row.locator('td').nth(1).textContent(), '14-bit integer');
     assert.equal(await page.locator('#slice-maps .sm-legend li').count() > 2, true);
     await map.screenshot({ path: join(artifactsDir, 'compression-slice-map.png') });
+    // The annotated listing beside the editor names the formats the run gave (hover text).
+    const formatted = page.locator('.ann.has-facts[data-formats]');
+    assert.ok((await formatted.count()) > 0, 'listing lines with formats');
+    assert.match(await formatted.first().getAttribute('title'), /Compression \(last run\): %\w+\d*: \d+-bit (integer|float)/);
     assert.deepEqual(problems, []);
   } finally {
     await close();

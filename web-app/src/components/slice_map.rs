@@ -15,6 +15,8 @@
 //! line 10  ██▓▓▓▓▓             ░░░░░      %r3: R2 slices 0–4
 //! ```
 
+use std::collections::BTreeMap;
+
 use sim_core::exec::float_formats::FORMATS;
 use sim_core::timing::regfile::compression_slices::{FunctionSlices, SliceMap, SlicedValue};
 use sim_core::timing::Report;
@@ -50,6 +52,20 @@ pub fn slice_maps(reports: &[Report]) -> Html {
             })) }
         </section>
     }
+}
+
+/// Per source line of kernel `kernel`: `%r2: 20-bit integer in R0 slices 2–6` for every value
+/// the first `compression` report in `reports` defines there (the annotated listing's formats).
+pub fn formats_by_line(reports: &[Report], kernel: &str) -> BTreeMap<u32, Vec<String>> {
+    let mut out: BTreeMap<u32, Vec<String>> = BTreeMap::new();
+    let map = reports.iter().find_map(|r| r.slice_map.as_ref());
+    let Some(f) = map.and_then(|m| m.functions.iter().find(|f| f.name == kernel)) else { return out };
+    for v in f.values.iter().filter(|v| v.name != "scratch") {
+        let Some(&line) = f.lines.get((v.live.0 / 2) as usize) else { continue };
+        let split = if is_split(v) { " (split)" } else { "" };
+        out.entry(line).or_default().push(format!("{}: {} in {}{split}", v.name, format_text(v), pieces_text(v)));
+    }
+    out
 }
 
 /// Slices per 32-bit register.
@@ -332,5 +348,12 @@ mod tests {
         let f = map.functions.first().cloned().unwrap_or_default();
         assert_eq!(f.lines.len(), f.offsets.len(), "the worker locates the lines");
         assert!(f.values.iter().any(|v| v.name == "%r3" && v.bits == 14), "{:?}", f.values);
+        // The listing's formats: %r3 on the line that defines it (its first half position).
+        let r3 = f.values.iter().find(|v| v.name == "%r3").cloned().unwrap_or_default();
+        let line = f.lines.get((r3.live.0 / 2) as usize).copied().unwrap_or(0);
+        let formats = formats_by_line(&reports, "_Z5saxpyifPKfPf");
+        let want = format!("%r3: 14-bit integer in {}", pieces_text(&r3));
+        assert!(formats.get(&line).is_some_and(|l| l.contains(&want)), "{want} on line {line}: {formats:?}");
+        assert!(formats_by_line(&reports, "another").is_empty());
     }
 }

@@ -183,9 +183,9 @@ mod tests {
         let Some(f) = map.functions.first() else { return assert!(!map.functions.is_empty()) };
         assert_eq!((f.registers_before, f.registers_after, f.kept.as_deref()), (4, 3, None));
         assert_eq!(f.lines, [8, 9, 10, 11, 12, 13, 14]);
-        let got: Vec<(&str, u32, Vec<(u32, u8)>, (u32, u32))> =
-            f.values.iter().map(|v| (v.name.as_str(), v.bits, v.pieces.clone(), v.live)).collect();
-        let want: Vec<(&str, u32, Vec<(u32, u8)>, (u32, u32))> = Vec::from([
+        type Row<'a> = (&'a str, u32, Vec<(u32, u8)>, (u32, u32));
+        let got: Vec<Row> = f.values.iter().map(|v| (v.name.as_str(), v.bits, v.pieces.clone(), v.live)).collect();
+        let want: Vec<Row> = Vec::from([
             ("%r1", 5, Vec::from([(0, 0x03)]), (1, 6)),
             ("%r2", 20, Vec::from([(0, 0x7c)]), (3, 8)),
             ("%r3", 20, Vec::from([(2, 0x1f)]), (5, 10)),

@@ -22,7 +22,7 @@ use sim_core::timing::regfile::compression_slices::{FunctionSlices, SliceMap, Sl
 use sim_core::timing::Report;
 use yew::prelude::*;
 
-use crate::components::charts::axes::color;
+use crate::components::charts::axes::{color, PALETTE};
 use crate::components::charts::{table, Table};
 
 /// Instructions drawn at most; a longer kernel shows its first ones (the table lists all).
@@ -58,11 +58,12 @@ pub fn slice_maps(reports: &[Report]) -> Html {
 /// the first `compression` report in `reports` defines there (the annotated listing's formats).
 pub fn formats_by_line(reports: &[Report], kernel: &str) -> BTreeMap<u32, Vec<String>> {
     let mut out: BTreeMap<u32, Vec<String>> = BTreeMap::new();
-    let map = reports.iter().find_map(|r| r.slice_map.as_ref());
-    let Some(f) = map.and_then(|m| m.functions.iter().find(|f| f.name == kernel)) else { return out };
+    let Some(map) = reports.iter().find_map(|r| r.slice_map.as_ref()) else { return out };
+    let Some(f) = map.functions.iter().find(|f| f.name == kernel) else { return out };
+    let per = per_register(map.slice_bits);
     for v in f.values.iter().filter(|v| v.name != "scratch") {
         let Some(&line) = f.lines.get((v.live.0 / 2) as usize) else { continue };
-        let split = if is_split(v) { " (split)" } else { "" };
+        let split = if is_split(v, per) { " (split)" } else { "" };
         out.entry(line).or_default().push(format!("{}: {} in {}{split}", v.name, format_text(v), pieces_text(v)));
     }
     out
@@ -122,16 +123,26 @@ pub fn live_text(f: &FunctionSlices, live: (u32, u32)) -> String {
 }
 
 /// The hover text of a value.
-pub fn value_title(f: &FunctionSlices, v: &SlicedValue) -> String {
+pub fn value_title(f: &FunctionSlices, v: &SlicedValue, per: u32) -> String {
     let slices: u32 = v.pieces.iter().map(|p| p.1.count_ones()).sum();
-    let split = if is_split(v) { " (split)" } else { "" };
+    let split = if is_split(v, per) { " (split)" } else { "" };
     format!("{}: {}, {slices} slices: {}{split}; live {}", v.name, format_text(v), pieces_text(v), live_text(f, v.live))
 }
 
-/// A value split over two registers (not a 64-bit value taking two whole ones).
-fn is_split(v: &SlicedValue) -> bool {
-    v.pieces.len() == 2 && v.bits <= 32 && v.name != "scratch"
+/// A value split over two registers, part of one of them at least (not a 64-bit value taking
+/// two whole ones); `per`: slices per register.
+fn is_split(v: &SlicedValue, per: u32) -> bool {
+    v.pieces.len() == 2 && v.name != "scratch" && v.pieces.iter().any(|p| p.1.count_ones() < per)
 }
+
+/// The colour of value `i`: the shared palette without its grey (grey is for scratch).
+fn value_color(i: usize) -> &'static str {
+    let k = i % (PALETTE.len() - 1);
+    color(if k >= GREY { k + 1 } else { k })
+}
+
+/// The palette's grey.
+const GREY: usize = 7;
 
 /// The x of slice `s` of register `reg`.
 fn slice_x(reg: u32, s: u32, per: u32) -> f64 {
@@ -148,19 +159,19 @@ fn value_blocks(f: &FunctionSlices, i: usize, v: &SlicedValue, rows: u32, per: u
     let y = TOP + f64::from(y0) * ROW / 2.0;
     let h = f64::from(y1 - y0 + 1) * ROW / 2.0;
     let scratch = v.name == "scratch";
-    let fill = if scratch { "#bbbbbb" } else { color(i) };
-    let dash = is_split(v).then_some("3 2");
-    let title = value_title(f, v);
+    let fill = if scratch { "#dddddd" } else { value_color(i) };
+    let dash = is_split(v, per).then_some("3 2");
+    let title = value_title(f, v, per);
     let pieces: Vec<String> = v.pieces.iter().map(|(r, m)| format!("R{r}:{m:#04x}")).collect();
     html! {
-        <g class={classes!("sm-value", is_split(v).then_some("split"), scratch.then_some("scratch"))} tabindex="0"
+        <g class={classes!("sm-value", is_split(v, per).then_some("split"), scratch.then_some("scratch"))} tabindex="0"
            role="img" aria-label={title.clone()} data-name={v.name.clone()} data-bits={v.bits.to_string()}
            data-pieces={pieces.join(" ")} data-live={format!("{}-{}", v.live.0, v.live.1)}>
             <title>{ title }</title>
             { for v.pieces.iter().flat_map(|&(reg, mask)| runs(mask).into_iter().map(move |(a, n)| (reg, a, n))).map(|(reg, a, n)| html! {
                 <rect class="sm-cell" x={format!("{:.1}", slice_x(reg, a, per) + 0.5)} y={format!("{:.1}", y + 0.5)}
                       width={format!("{:.1}", f64::from(n) * SLICE - 1.0)} height={format!("{:.1}", h - 1.0)}
-                      fill={fill} fill-opacity="0.85" stroke={if dash.is_some() { "#000000" } else { "#ffffff" }}
+                      fill={fill} fill-opacity="0.85" stroke={if dash.is_some() { "#000000" } else if scratch { "#888888" } else { "#ffffff" }}
                       stroke-width="1" stroke-dasharray={dash} />
             }) }
         </g>
@@ -191,14 +202,14 @@ fn grid(f: &FunctionSlices, regs: u32, rows: u32, per: u32) -> Html {
 }
 
 /// The table fallback: every value with its format, slices, pieces and live lines.
-pub fn values_table(f: &FunctionSlices) -> Table {
+pub fn values_table(f: &FunctionSlices, per: u32) -> Table {
     let headers = ["Value", "Format", "Slices", "Registers and slices", "Live"].map(String::from).to_vec();
     let rows = f
         .values
         .iter()
         .map(|v| {
             let slices: u32 = v.pieces.iter().map(|p| p.1.count_ones()).sum();
-            let split = if is_split(v) { " (split)" } else { "" };
+            let split = if is_split(v, per) { " (split)" } else { "" };
             vec![
                 v.name.clone(),
                 format_text(v),
@@ -219,11 +230,11 @@ fn legend(f: &FunctionSlices) -> Html {
     html! {
         <ul class="sm-legend" aria-label="Slice map legend">
             { for named.iter().take(SHOWN).map(|(i, v)| html! {
-                <li><span class="sm-swatch" style={format!("background:{}", color(*i))} />{ format!("{} ({})", v.name, format_text(v)) }</li>
+                <li><span class="sm-swatch" style={format!("background:{}", value_color(*i))} />{ format!("{} ({})", v.name, format_text(v)) }</li>
             }) }
             if more > 0 { <li>{ format!("… and {more} more (see the table)") }</li> }
             <li><span class="sm-swatch sm-swatch-split" />{ "dashed outline: a value split over two registers" }</li>
-            <li><span class="sm-swatch" style="background:#bbbbbb" />{ "grey: scratch register of a SASS sequence" }</li>
+            <li><span class="sm-swatch" style="background:#dddddd" />{ "grey: scratch register of a SASS sequence" }</li>
         </ul>
     }
 }
@@ -266,7 +277,7 @@ fn function_map(id: &str, scheme: &str, slice_bits: u32, f: &FunctionSlices) -> 
             </div>
             <details class="chart-table sm-table">
                 <summary>{ "Table" }</summary>
-                { table(&values_table(f)) }
+                { table(&values_table(f, per)) }
             </details>
         </figure>
     }
@@ -297,14 +308,20 @@ mod tests {
         let f = FunctionSlices { lines: vec![8, 9, 10, 11, 12, 13, 14], ..FunctionSlices::default() };
         let r4 = value("%r4", 16, false, &[(2, 0xe0), (0, 0x01)], (7, 8));
         assert_eq!(
-            value_title(&f, &r4),
+            value_title(&f, &r4, 8),
             "%r4: 16-bit integer, 4 slices: R2 slices 5–7 + R0 slice 0 (split); live lines 11–12"
         );
         let f2 = value("%f2", 16, true, &[(3, 0x0f)], (13, 13));
-        assert_eq!(value_title(&f, &f2), "%f2: 16-bit float (5/10), 4 slices: R3 slices 0–3; live line 14");
+        assert_eq!(value_title(&f, &f2, 8), "%f2: 16-bit float (5/10), 4 slices: R3 slices 0–3; live line 14");
         // A 64-bit value takes two whole registers: not a split.
         let rd = value("%rd1", 64, false, &[(4, 0xff), (5, 0xff)], (1, 2));
-        assert!(!is_split(&rd));
+        assert!(!is_split(&rd, 8));
+        // A 34-bit value: a whole register and one slice of another is a split.
+        let rd5 = value("%rd5", 34, false, &[(2, 0xff), (3, 0x10)], (1, 2));
+        assert!(is_split(&rd5, 8));
+        assert!(value_title(&f, &rd5, 8).contains("R2 slices 0–7 + R3 slice 4 (split)"));
+        // 8-bit slices: four per register, 0x0f is whole.
+        assert!(!is_split(&value("%rd2", 64, false, &[(0, 0x0f), (1, 0x0f)], (1, 2)), 4));
         assert_eq!(format_text(&value("%f1", 32, true, &[], (0, 0))), "32-bit float");
     }
 
@@ -318,7 +335,7 @@ mod tests {
             ],
             ..FunctionSlices::default()
         };
-        let t = values_table(&f);
+        let t = values_table(&f, 8);
         assert_eq!(t.rows.len(), 2);
         assert_eq!(t.rows[0], ["%r1", "5-bit integer", "2", "R0 slices 0–1", "lines 8–9"]);
         assert_eq!(t.rows[1][1], "scratch register (32 bits)");

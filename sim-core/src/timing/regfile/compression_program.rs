@@ -26,11 +26,10 @@ use alloc::vec::Vec;
 use crate::analysis::alloc_values::{Values, Web};
 use crate::analysis::slice_alloc::{allocate, LiveValue, Piece, SliceAllocation};
 use crate::analysis::{AllocTarget, BitSet, KernelAnalysis, ModuleAnalysis, RangeAnalysis, RangeSeeds};
-use crate::exec::float_tuning::{tune_with_progress, QualityMetric, TuningResult, TuningStep};
 use crate::exec::LaunchSetup;
 use crate::ir::{Function, Handle, Module};
 use crate::timing::program_regs::{AssignInputs, PhysSlice, RegisterAssignment};
-use crate::timing::regfile::compression::CompressionConfig;
+pub use crate::timing::regfile::compression_report::{tuned_floats, tuning, tuning_with_progress};
 
 /// Tag on the register number of a narrow float operand: the scheme converts it (one cycle) and
 /// strips the tag before the bank mapping (below [`crate::timing::program_regs::UNALLOCATED`]).
@@ -367,43 +366,4 @@ fn web_widths(
         }
     }
     out
-}
-
-/// The float formats precision tuning chooses for `module` under the scheme's `config` on
-/// `setup` (empty: tuning off, or no launch to tune on); the message says why the search failed.
-pub fn tuned_floats(
-    config: &crate::timing::regfile::SchemeConfig,
-    module: &Module,
-    setup: Option<&LaunchSetup>,
-) -> Result<BTreeMap<(u32, u32), u8>, String> {
-    Ok(tuning(config, module, setup)?.map(|r| r.formats).unwrap_or_default())
-}
-
-/// The precision-tuning search the scheme's `config` asks for on `setup` (`None`: tuning off
-/// or no launch).
-pub fn tuning(
-    config: &crate::timing::regfile::SchemeConfig,
-    module: &Module,
-    setup: Option<&LaunchSetup>,
-) -> Result<Option<TuningResult>, String> {
-    tuning_with_progress(config, module, setup, &mut |_| {})
-}
-
-/// As [`tuning`], telling `progress` where the search stands after every functional run.
-pub fn tuning_with_progress(
-    config: &crate::timing::regfile::SchemeConfig,
-    module: &Module,
-    setup: Option<&LaunchSetup>,
-    progress: &mut dyn FnMut(TuningStep),
-) -> Result<Option<TuningResult>, String> {
-    let c = CompressionConfig::from_config(config).map_err(|e| alloc::format!("{e}"))?;
-    let Some(setup) = setup.filter(|_| c.float_tuning) else { return Ok(None) };
-    let metric = if c.quality_metric == "exact" {
-        QualityMetric::Exact
-    } else {
-        QualityMetric::MaxRelative(c.quality_loss / 100.0)
-    };
-    let r = tune_with_progress(module, setup, metric, c.tuning_runs, progress)
-        .map_err(|e| alloc::format!("precision tuning: {e}"))?;
-    Ok(Some(r))
 }

@@ -239,6 +239,12 @@ fn legend(f: &FunctionSlices) -> Html {
     }
 }
 
+/// The note over the map of a kernel of `total` instructions (`None`: all drawn).
+pub fn cap_note(total: usize) -> Option<String> {
+    (total > MAX_ROWS)
+        .then(|| format!("Showing the first {MAX_ROWS} of {total} instructions; the table lists every value."))
+}
+
 /// One function's map with its heading, notes, legend and table.
 fn function_map(id: &str, scheme: &str, slice_bits: u32, f: &FunctionSlices) -> Html {
     let per = per_register(slice_bits);
@@ -263,8 +269,8 @@ fn function_map(id: &str, scheme: &str, slice_bits: u32, f: &FunctionSlices) -> 
                 "{regs_note}. Rows: instructions in layout order (upper half: live into it, lower half: live after it); \
                  columns: {per} slices of {slice_bits} bits per physical register. Hover or focus a block."
             ) }</p>
-            if total > MAX_ROWS {
-                <p class="sm-capped" role="note">{ format!("Showing the first {MAX_ROWS} of {total} instructions; the table lists every value.") }</p>
+            if let Some(note) = cap_note(total) {
+                <p class="sm-capped" role="note">{ note }</p>
             }
             { legend(f) }
             <div class="sm-scroll" tabindex="0" aria-label={format!("{title}, scrollable")}>
@@ -289,6 +295,15 @@ mod tests {
 
     fn value(name: &str, bits: u32, float: bool, pieces: &[(u32, u8)], live: (u32, u32)) -> SlicedValue {
         SlicedValue { name: name.into(), bits, float, pieces: pieces.to_vec(), live }
+    }
+
+    #[test]
+    fn long_kernels_are_capped_with_a_note() {
+        assert_eq!(cap_note(MAX_ROWS), None);
+        assert_eq!(
+            cap_note(MAX_ROWS + 1).as_deref(),
+            Some("Showing the first 400 of 401 instructions; the table lists every value.")
+        );
     }
 
     #[test]

@@ -121,6 +121,7 @@ async fn the_editor_shows_live_registers_beside_the_lines() {
         kernel: kernel.clone(),
         kernel_stale: false,
         readonly: false,
+        run: None,
     };
     yew::Renderer::<Editor>::with_root_and_props(root.clone(), props).render();
     yew::scheduler::flush().await;

@@ -321,6 +321,7 @@ impl ChipRun {
             cta_park_requests: residency.parks,
             residency,
             notices: feed.notices(),
+            slice_map: self.own.as_ref().and_then(|p| p.slice_map.clone()),
             config: self.scheme.echo(),
         }
     }

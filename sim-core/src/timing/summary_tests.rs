@@ -46,6 +46,7 @@ fn report(scheme: &str, cycles: u64, stalls: &[(StallCause, u64)], structures: &
         cta_park_requests: 0,
         residency: Default::default(),
         notices: Vec::new(),
+        slice_map: None,
         config: Default::default(),
     }
 }

@@ -22,6 +22,7 @@ pub mod run_results;
 pub mod scheme_panel;
 pub mod share_bar;
 pub mod single_use;
+pub mod slice_map;
 pub mod storage_notice;
 pub mod sweep_panel;
 pub mod value_shares;

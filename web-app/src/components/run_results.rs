@@ -76,6 +76,7 @@ pub fn run_results(props: &RunResultsProps) -> Html {
             </div>
             { notices(reports) }
             { tuning(reports) }
+            { crate::components::slice_map::slice_maps(reports) }
             <div class="summary">{ table(&summary(reports, &cmp)) }</div>
             { crate::components::value_shares::value_shares(&cmp) }
             { crate::components::single_use::single_use(&cmp) }

@@ -60,6 +60,7 @@ pub mod compression;
 pub mod compression_file;
 pub mod compression_program;
 pub mod compression_report;
+pub mod compression_slices;
 pub mod config;
 pub mod cta_pool;
 pub mod demo;

@@ -118,6 +118,9 @@ pub fn apply(setup: &LaunchSetup, edit: &LaunchEdit) -> Result<LaunchSetup, Stri
                 Some(ParamSpec::Scalar(v)) => v.ty = ty,
                 Some(ParamSpec::Pointers(list)) => list.iter_mut().for_each(|b| b.ty = ty),
                 Some(ParamSpec::Texture(t)) => t.ty = ty,
+                Some(ParamSpec::Struct(_)) => {
+                    return Err(format!("params[{i}] is a struct: set its fields' types in the JSON"))
+                }
                 None => return Err(format!("params[{i}] does not exist")),
             }
         }

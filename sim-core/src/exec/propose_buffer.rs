@@ -54,15 +54,20 @@ pub(crate) fn pointer_specs(
         }
         notes.extend(note.into_iter().map(|text| ProposalNote { param: Some(i as usize), text }));
     }
+    super::propose_struct::struct_specs(reach, unknown_bytes, setup, notes);
+    // In parameter order (the struct fields' notes come last); stable within a parameter.
+    notes.sort_by_key(|n| n.param);
     outputs
 }
 
 /// Bytes for each buffer the analysis cannot bound: [`UNKNOWN_SCALED_BYTES`] in a kernel with
 /// integer scalars; else [`MAX_PROPOSED_BYTES`], or an equal share of what
-/// [`UNKNOWN_TOTAL_BYTES`] leaves beside the bounded buffers.
+/// [`UNKNOWN_TOTAL_BYTES`] leaves beside the bounded buffers (pointer parameters' and struct
+/// fields').
 fn unknown_share(pointers: &BTreeSet<u32>, reach: &Reaches, scalars: bool) -> u64 {
     let (mut known, mut unknown) = (0u64, 0u64);
-    for r in pointers.iter().filter_map(|&i| reach.get(&Base::Param(i))) {
+    let fields = reach.iter().filter(|(b, _)| matches!(b, Base::Field { .. })).map(|(_, r)| r);
+    for r in pointers.iter().filter_map(|&i| reach.get(&Base::Param(i))).chain(fields) {
         match &r.unbounded {
             Some(why) if !why.starts_with(LOADED) => unknown += 1,
             Some(_) => known += 2 * PROPOSED_ELEMENTS * 8,
@@ -106,10 +111,22 @@ pub(crate) fn buffer_for(i: u32, r: &Reach, unknown_bytes: u64) -> (BufferSpec, 
         None if needed == 0 => (PROPOSED_ELEMENTS, None),
         None => (needed, None),
     };
-    let note = match (note, &r.below) {
-        (Some(n), Some(b)) => Some(format!("{n}; {b}")),
-        (None, Some(b)) => Some(format!("indexed below its start: {b}")),
-        (n, None) => n,
+    // Room below the parameter's address for the lowest offset the kernel reaches, in whole
+    // rounding units (which keeps vector accesses aligned).
+    let unit = elem * ROUND_ELEMENTS;
+    let below = u64::try_from(-r.lowest).unwrap_or(0).div_ceil(unit) * unit;
+    let below = if below > MAX_PROPOSED_BYTES / 2 { 0 } else { below };
+    let len = if below > 0 { (len + below / elem).min(cap) } else { len };
+    let shifted = |what: &str| format!("{what}; the parameter points {below} bytes into the buffer (\"offset\")");
+    let note = match (note, &r.below, below) {
+        (Some(n), Some(b), 0) => Some(format!("{n}; {b}")),
+        (None, Some(b), 0) => Some(format!("indexed below its start: {b}")),
+        (Some(n), Some(b), _) => Some(shifted(&format!("{n}; {b}"))),
+        (None, Some(b), _) => Some(shifted(&format!("indexed below its start: {b}"))),
+        (Some(n), None, 0) => Some(n),
+        (Some(n), None, _) => Some(shifted(&format!("{n}; indexed up to {} bytes below its start", -r.lowest))),
+        (None, None, 0) => None,
+        (None, None, _) => Some(shifted(&format!("indexed up to {} bytes below its start", -r.lowest))),
     };
     let init = if r.compared && !r.stored && !ty.is_float() {
         // Sizes and counts read from memory (`m_array[blockIdx.x]`): 1 keeps every loop short
@@ -130,5 +147,6 @@ pub(crate) fn buffer_for(i: u32, r: &Reach, unknown_bytes: u64) -> (BufferSpec, 
         (None, Some(f)) => Some(f.into()),
         (n, None) => n,
     };
-    (BufferSpec { ty, len: Some(len), init: Some(init), data: None }, note)
+    let offset = (below > 0).then_some(below);
+    (BufferSpec { ty, len: Some(len), init: Some(init), data: None, offset }, note)
 }

@@ -162,7 +162,7 @@ fn origins(module: &Module, func: &Function, pointers: &BTreeSet<u32>) -> Origin
                 }
                 (Opcode::Ld | Opcode::Ldu, _) => pointer_load(module, inst, &o),
                 (Opcode::Atom | Opcode::Shfl, _) => None,
-                _ => derived_base(srcs, &o),
+                _ => derived_base(srcs, &o).filter(|b| super::propose_struct::keeps_base(module, inst, *b)),
             };
             let loaded: Option<BTreeSet<Base>> = match inst.opcode {
                 Opcode::Ld | Opcode::Ldu | Opcode::Atom if !param_load => {

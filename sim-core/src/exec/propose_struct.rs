@@ -32,6 +32,22 @@ pub(crate) fn field_base(module: &Module, func: &Function, inst: &Inst, param: u
     (array && wide).then_some(Base::Field { param, offset })
 }
 
+/// False when `inst` turns a value loaded from a struct field into something no pointer
+/// becomes: scaled (`mul`, `mul24`, `shl`, `div`, `rem`) or narrowed below the address width
+/// (`cvt.u32.u64`). A count beside the pointers of a struct (a Kokkos policy's tile count) is
+/// scaled into indices; a pointer never is, so a field only so used is not a pointer.
+pub(crate) fn keeps_base(module: &Module, inst: &Inst, base: Base) -> bool {
+    if !matches!(base, Base::Field { .. }) {
+        return true;
+    }
+    let ptr_bytes = super::plan::address_bits(module) / 8;
+    match inst.opcode {
+        Opcode::Mul | Opcode::Mul24 | Opcode::Shl | Opcode::Div | Opcode::Rem => false,
+        Opcode::Cvt => inst.ty().is_none_or(|t| t.size_bytes() >= ptr_bytes),
+        _ => true,
+    }
+}
+
 /// The struct fields the kernel uses as addresses.
 pub(crate) fn used_fields(func: &Function, base: &BTreeMap<Handle<Reg>, Base>) -> BTreeSet<Base> {
     let Some(body) = &func.body else { return BTreeSet::new() };

@@ -146,6 +146,17 @@ mod tests {
     }
 
     #[test]
+    fn struct_and_offset_round_trip_through_json() {
+        // What the web app's JSON editor does: text → LaunchSetup → text → LaunchSetup.
+        let json = r#"{"kernel": "k", "params": [{"struct": [{"offset": 0, "buffer": {"type": "s32", "len": 4, "offset": 8}}, {"offset": 8, "scalar": {"type": "s32", "value": 3}}]}, {"buffer": {"type": "f32", "len": 2}}]}"#;
+        let first = LaunchSetup::from_json(json);
+        let again = first.as_ref().map(|s| s.to_json()).map(|t| LaunchSetup::from_json(&t));
+        assert!(matches!((&first, &again), (Ok(a), Ok(Ok(b))) if a == b));
+        let text = first.map(|s| s.to_json()).unwrap_or_default();
+        assert!(text.contains("\"struct\"") && text.contains("\"offset\": 8"), "{text}");
+    }
+
+    #[test]
     fn buffer_offsets_are_checked() {
         let ok = r#"{"offset": 0, "scalar": {"type": "u64", "value": 1}}"#;
         // 4 s32 = 16 bytes: offsets 0, 4, …, 16 (one past the end) are fine.

@@ -117,17 +117,7 @@ pub(crate) fn buffer_for(i: u32, r: &Reach, unknown_bytes: u64) -> (BufferSpec, 
     let below = u64::try_from(-r.lowest).unwrap_or(0).div_ceil(unit) * unit;
     let below = if below > MAX_PROPOSED_BYTES / 2 { 0 } else { below };
     let len = if below > 0 { (len + below / elem).min(cap) } else { len };
-    let shifted = |what: &str| format!("{what}; the parameter points {below} bytes into the buffer (\"offset\")");
-    let note = match (note, &r.below, below) {
-        (Some(n), Some(b), 0) => Some(format!("{n}; {b}")),
-        (None, Some(b), 0) => Some(format!("indexed below its start: {b}")),
-        (Some(n), Some(b), _) => Some(shifted(&format!("{n}; {b}"))),
-        (None, Some(b), _) => Some(shifted(&format!("indexed below its start: {b}"))),
-        (Some(n), None, 0) => Some(n),
-        (Some(n), None, _) => Some(shifted(&format!("{n}; indexed up to {} bytes below its start", -r.lowest))),
-        (None, None, 0) => None,
-        (None, None, _) => Some(shifted(&format!("indexed up to {} bytes below its start", -r.lowest))),
-    };
+    let note = below_note(note, r, below);
     let init = if r.compared && !r.stored && !ty.is_float() {
         // Sizes and counts read from memory (`m_array[blockIdx.x]`): 1 keeps every loop short
         // and every index it bounds in range.
@@ -149,4 +139,25 @@ pub(crate) fn buffer_for(i: u32, r: &Reach, unknown_bytes: u64) -> (BufferSpec, 
     };
     let offset = (below > 0).then_some(below);
     (BufferSpec { ty, len: Some(len), init: Some(init), data: None, offset }, note)
+}
+
+/// `note` joined with what the kernel reaches below the buffer's start, and the `offset` given
+/// for it (`below` bytes; 0: none).
+fn below_note(note: Option<String>, r: &Reach, below: u64) -> Option<String> {
+    let what = match (&r.below, below) {
+        (Some(b), _) => Some(b.clone()),
+        (None, 0) => None,
+        (None, _) => Some(format!("indexed up to {} bytes below its start", -r.lowest)),
+    };
+    let joined = match (note, what) {
+        (Some(n), Some(w)) => Some(format!("{n}; {w}")),
+        (None, Some(w)) if r.below.is_some() => Some(format!("indexed below its start: {w}")),
+        (n, w) => n.or(w),
+    };
+    let shifted = |t: String| format!("{t}; the parameter points {below} bytes into the buffer (\"offset\")");
+    if below > 0 {
+        joined.map(shifted)
+    } else {
+        joined
+    }
 }

@@ -29,7 +29,8 @@ fn corpus_wmma_kernel_multiplies_a_16x16_tile() {
     assert!(result.is_ok(), "{:?}", result.as_ref().err().map(ToString::to_string));
     let Ok(result) = result else { return };
     let half = |seed| {
-        let spec = BufferSpec { ty: ElemType::F16, len: Some(256), init: Some(Init::Random(seed)), data: None };
+        let spec =
+            BufferSpec { ty: ElemType::F16, len: Some(256), init: Some(Init::Random(seed)), data: None, offset: None };
         let bytes = buffer_bytes(&spec, 256).unwrap_or_default();
         bytes
             .chunks_exact(2)

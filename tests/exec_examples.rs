@@ -17,11 +17,11 @@ fn module(name: &str) -> sim_core::ir::Module {
 }
 
 fn random_f32(len: u64, seed: u64) -> BufferSpec {
-    BufferSpec { ty: ElemType::F32, len: Some(len), init: Some(Init::Random(seed)), data: None }
+    BufferSpec { ty: ElemType::F32, len: Some(len), init: Some(Init::Random(seed)), data: None, offset: None }
 }
 
 fn zeros(ty: ElemType, len: u64) -> BufferSpec {
-    BufferSpec { ty, len: Some(len), init: Some(Init::Zeros), data: None }
+    BufferSpec { ty, len: Some(len), init: Some(Init::Zeros), data: None, offset: None }
 }
 
 fn f32s(spec: &BufferSpec) -> Vec<f32> {
@@ -68,7 +68,7 @@ fn outputs(m: &sim_core::ir::Module, s: &LaunchSetup) -> BTreeMap<usize, Vec<u64
     });
     let ty = |i: usize| match &s.params[i] {
         ParamSpec::Buffer(b) => b.ty,
-        ParamSpec::Scalar(_) | ParamSpec::Pointers(_) | ParamSpec::Texture(_) => ElemType::U32,
+        ParamSpec::Scalar(_) | ParamSpec::Pointers(_) | ParamSpec::Texture(_) | ParamSpec::Struct(_) => ElemType::U32,
     };
     r.outputs.iter().map(|(&i, v)| (i, v.iter().map(|x| x.to_bits(ty(i)).unwrap_or(u64::MAX)).collect())).collect()
 }
@@ -143,7 +143,7 @@ fn matmul_tiled() {
 fn histogram() {
     let m = module("histogram");
     let n = 20_000u64;
-    let data = BufferSpec { ty: ElemType::U8, len: Some(n), init: Some(Init::Random(7)), data: None };
+    let data = BufferSpec { ty: ElemType::U8, len: Some(n), init: Some(Init::Random(7)), data: None, offset: None };
     let s = setup(
         "_Z12histogram256PKhPji",
         vec![8],

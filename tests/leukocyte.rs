@@ -234,6 +234,7 @@ fn gicov_runs_with_the_proposed_textures_and_matches_the_reference() {
         len: Some(texels as u64),
         init: None,
         data: None,
+        offset: None,
     });
     let result = run(&module, &setup);
     assert!(result.is_ok(), "{:?}", result.err().map(|e| e.to_string()));

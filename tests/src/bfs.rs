@@ -60,7 +60,7 @@ pub fn parse_log(text: &str) -> Vec<(String, u64)> {
 
 fn buffer(ty: ElemType, data: Vec<i64>) -> ParamSpec {
     let data = data.into_iter().map(|v| if v < 0 { Value::Int(v) } else { Value::UInt(v as u64) }).collect();
-    ParamSpec::Buffer(BufferSpec { ty, len: None, init: None, data: Some(data) })
+    ParamSpec::Buffer(BufferSpec { ty, len: None, init: None, data: Some(data), offset: None })
 }
 
 /// The launch setup of Rodinia's host code: one CTA of `n` threads (n ≤ 512), `Kernel` then

@@ -68,6 +68,7 @@ impl UnitCase {
             len: Some(ovals.len() as u64),
             init: Some(Init::Zeros),
             data: None,
+            offset: None,
         });
         let mut params = Vec::new();
         if kernel_params >= 2 {
@@ -78,6 +79,7 @@ impl UnitCase {
                 len: Some(data.len().max(1) as u64),
                 init: None,
                 data: Some(data),
+                offset: None,
             }));
         }
         params.push(out);

@@ -118,6 +118,9 @@ pub fn apply(setup: &LaunchSetup, edit: &LaunchEdit) -> Result<LaunchSetup, Stri
                 Some(ParamSpec::Scalar(v)) => v.ty = ty,
                 Some(ParamSpec::Pointers(list)) => list.iter_mut().for_each(|b| b.ty = ty),
                 Some(ParamSpec::Texture(t)) => t.ty = ty,
+                Some(ParamSpec::Struct(_)) => {
+                    return Err(format!("params[{i}] is a struct: set its fields' types in the JSON"))
+                }
                 None => return Err(format!("params[{i}] does not exist")),
             }
         }
@@ -260,5 +263,9 @@ mod tests {
         assert!(matches!(&v.params[2], ParamSpec::Scalar(x) if scalar_text(&x.value) == "77"));
         let o = apply(&s, &LaunchEdit::ToggleOutput(0)).unwrap_or_else(|_| s.clone());
         assert_eq!(o.outputs, Some(vec![0, 1]));
+        // A struct parameter has no single type: the edit explains instead of guessing.
+        let mut st = s.clone();
+        st.params[0] = ParamSpec::Struct(Vec::new());
+        assert!(apply(&st, &LaunchEdit::ParamType(0, "f64".into())).is_err_and(|e| e.contains("struct")));
     }
 }

@@ -116,6 +116,25 @@ pub enum ParamSpec {
     Pointers(Vec<BufferSpec>),
     /// A texture object: the parameter receives its handle (`exec::texture`).
     Texture(TextureSpec),
+    /// A struct passed by value (`.param .b8 s[N]`) whose fields include pointers: each field
+    /// is a buffer (the field holds its address) or a scalar at a byte offset; the bytes no field
+    /// covers are zero (`exec::launch_struct`).
+    Struct(Vec<FieldSpec>),
+}
+
+/// One field of a struct parameter: exactly one of `buffer` and `scalar`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FieldSpec {
+    /// Byte offset of the field in the struct (a multiple of the field's size: the address
+    /// width for a buffer, the element size for a scalar).
+    pub offset: u64,
+    /// A buffer: the field holds its address (plus the buffer's `offset`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer: Option<BufferSpec>,
+    /// A scalar, or a list of values laid out one after another from `offset`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scalar: Option<ScalarSpec>,
 }
 
 /// A synthesized device buffer.
@@ -134,6 +153,11 @@ pub struct BufferSpec {
     /// Explicit initial values.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<Vec<Value>>,
+    /// Bytes from the buffer's start to the address the parameter receives (default 0): for
+    /// kernels that index below their pointer (`p[-radius]`). A multiple of the element size, at
+    /// most the buffer's size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<u64>,
 }
 
 /// A scalar argument (or, with a list, the bytes of an array parameter such as a struct passed
@@ -311,19 +335,26 @@ mod tests {
 
     #[test]
     fn init_patterns() {
-        let spec = BufferSpec { ty: ElemType::U16, len: Some(3), init: Some(Init::Iota), data: None };
+        let spec = BufferSpec { ty: ElemType::U16, len: Some(3), init: Some(Init::Iota), data: None, offset: None };
         assert_eq!(buffer_bytes(&spec, 3), Ok(alloc::vec![0, 0, 1, 0, 2, 0]));
         let spec = BufferSpec {
             ty: ElemType::F32,
             len: Some(2),
             init: Some(Init::Const(Value::Text("inf".into()))),
             data: Some(alloc::vec![Value::Float(1.0)]),
+            offset: None,
         };
         assert_eq!(buffer_bytes(&spec, 2), Ok(alloc::vec![0, 0, 0x80, 0x3F, 0, 0, 0x80, 0x7F]));
         assert_eq!(Init::try_from(String::from("random:42")), Ok(Init::Random(42)));
         assert!(Init::try_from(String::from("ones")).is_err());
-        let a = buffer_bytes(&BufferSpec { ty: ElemType::F32, len: None, init: Some(Init::Random(1)), data: None }, 8);
-        let b = buffer_bytes(&BufferSpec { ty: ElemType::F32, len: None, init: Some(Init::Random(1)), data: None }, 8);
+        let a = buffer_bytes(
+            &BufferSpec { ty: ElemType::F32, len: None, init: Some(Init::Random(1)), data: None, offset: None },
+            8,
+        );
+        let b = buffer_bytes(
+            &BufferSpec { ty: ElemType::F32, len: None, init: Some(Init::Random(1)), data: None, offset: None },
+            8,
+        );
         assert_eq!(a, b);
     }
 }

@@ -43,6 +43,7 @@ pub mod float_formats;
 pub mod float_tuning;
 pub mod image;
 pub mod launch;
+pub mod launch_struct;
 pub mod memory;
 pub mod notice;
 pub mod op;
@@ -52,6 +53,7 @@ pub mod program;
 pub mod propose;
 mod propose_buffer;
 mod propose_extent;
+mod propose_struct;
 mod propose_table;
 mod propose_texture;
 pub mod run;
@@ -67,7 +69,7 @@ pub use budget::HotLoop;
 pub use error::{ExecError, Fault, Site};
 pub use execute::Counters;
 pub use launch::{
-    BufferSpec, Init, LaunchSetup, LaunchStep, ParamSpec, Repeat, ScalarSpec, ScalarValue, DEFAULT_BUDGET,
+    BufferSpec, FieldSpec, Init, LaunchSetup, LaunchStep, ParamSpec, Repeat, ScalarSpec, ScalarValue, DEFAULT_BUDGET,
 };
 pub use memory::{FaultReason, Space};
 pub use notice::{Notice, NoticeKind};

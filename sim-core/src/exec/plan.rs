@@ -13,7 +13,7 @@ use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
 
-use super::launch::{BufferSpec, LaunchSetup, ParamSpec, Repeat, ScalarValue, DEFAULT_BUDGET};
+use super::launch::{BufferSpec, LaunchSetup, ParamSpec, Repeat, ScalarSpec, ScalarValue, DEFAULT_BUDGET};
 use super::value::ElemType;
 use crate::ir::{Function, Handle, Module, Param};
 
@@ -65,6 +65,14 @@ pub enum PoolEntry {
     },
     /// A scalar's bytes (little-endian).
     Scalar(Vec<u8>),
+    /// A struct passed by value: its bytes (buffer fields zero until allocated) and its buffer
+    /// fields (`exec::launch_struct`).
+    Struct {
+        /// The struct's bytes up to the end of its last field.
+        bytes: Vec<u8>,
+        /// The buffers its pointer fields point to.
+        buffers: Vec<super::launch_struct::StructBuffer>,
+    },
 }
 
 /// One checked launch.
@@ -112,6 +120,7 @@ pub fn plan(module: &Module, setup: &LaunchSetup) -> Result<Plan, LaunchError> {
                 pointees.iter().map(|(l, s)| bytes(&s.ty, l)).fold(bytes(ty, len) + texels, u64::saturating_add)
             }
             PoolEntry::Scalar(_) => 0,
+            PoolEntry::Struct { buffers, .. } => buffers.iter().map(|b| bytes(&b.spec.ty, &b.len)).sum(),
         })
         .fold(0u64, u64::saturating_add);
     if total > MAX_BUFFER_BYTES {
@@ -197,7 +206,7 @@ pub fn kernel_names(module: &Module) -> Vec<String> {
 }
 
 /// The length of buffer `b` in elements, checked (`at` prefixes the messages).
-fn buffer_len(b: &BufferSpec, at: &dyn Fn(String) -> LaunchError) -> Result<u64, LaunchError> {
+pub(crate) fn buffer_len(b: &BufferSpec, at: &dyn Fn(String) -> LaunchError) -> Result<u64, LaunchError> {
     let data_len = b.data.as_ref().map_or(0, |d| d.len() as u64);
     let len = b.len.unwrap_or(data_len);
     if len < data_len {
@@ -214,7 +223,24 @@ fn buffer_len(b: &BufferSpec, at: &dyn Fn(String) -> LaunchError) -> Result<u64,
     if let Some(super::launch::Init::Const(v)) = &b.init {
         v.to_bits(b.ty).map_err(|e| at(format!("init: {e}")))?;
     }
+    if let Some(offset) = b.offset {
+        check_offset(offset, b.ty, len).map_err(at)?;
+    }
     Ok(len)
+}
+
+/// A buffer's `offset` must land on an element inside the buffer (or just past its end, like a
+/// C pointer one past the last element).
+fn check_offset(offset: u64, ty: ElemType, len: u64) -> Result<(), String> {
+    let size = ty.size() as u64;
+    let bytes = len.saturating_mul(size);
+    if offset % size != 0 {
+        return Err(format!("offset {offset} is not a multiple of the {size}-byte element size of {ty}"));
+    }
+    if offset > bytes {
+        return Err(format!("offset {offset} is past the end of the buffer ({len} elements of {ty}: {bytes} bytes)"));
+    }
+    Ok(())
 }
 
 fn pool_entry(i: usize, p: &ParamSpec, ptr_ty: ElemType) -> Result<PoolEntry, LaunchError> {
@@ -234,29 +260,33 @@ fn pool_entry(i: usize, p: &ParamSpec, ptr_ty: ElemType) -> Result<PoolEntry, La
                 pointees.push((buffer_len(b, &at_k)?, b.clone()));
             }
             let len = list.len() as u64;
-            let spec = BufferSpec { ty: ptr_ty, len: Some(len), init: None, data: None };
+            let spec = BufferSpec { ty: ptr_ty, len: Some(len), init: None, data: None, offset: None };
             Ok(PoolEntry::Buffer { ty: ptr_ty, len, spec, pointees, texture: None })
         }
         ParamSpec::Texture(t) => {
             t.check().map_err(at)?;
             buffer_len(&t.buffer(), &at)?;
             // The parameter receives the handle: the address of the descriptor.
-            let spec = BufferSpec { ty: ElemType::U64, len: Some(5), init: None, data: None };
+            let spec = BufferSpec { ty: ElemType::U64, len: Some(5), init: None, data: None, offset: None };
             Ok(PoolEntry::Buffer { ty: ElemType::U64, len: 5, spec, pointees: Vec::new(), texture: Some(t.clone()) })
         }
-        ParamSpec::Scalar(s) => {
-            let values = match &s.value {
-                ScalarValue::One(v) => core::slice::from_ref(v),
-                ScalarValue::Many(v) => v.as_slice(),
-            };
-            let mut bytes = Vec::new();
-            for (k, v) in values.iter().enumerate() {
-                let bits = v.to_bits(s.ty).map_err(|e| at(format!("value[{k}]: {e}")))?;
-                bytes.extend_from_slice(&bits.to_le_bytes()[..s.ty.size()]);
-            }
-            Ok(PoolEntry::Scalar(bytes))
-        }
+        ParamSpec::Scalar(s) => Ok(PoolEntry::Scalar(scalar_bytes(s, &at)?)),
+        ParamSpec::Struct(fields) => super::launch_struct::struct_entry(i, fields, ptr_ty),
     }
+}
+
+/// A scalar's bytes, little-endian, value after value (`at` prefixes the messages).
+pub(crate) fn scalar_bytes(s: &ScalarSpec, at: &dyn Fn(String) -> LaunchError) -> Result<Vec<u8>, LaunchError> {
+    let values = match &s.value {
+        ScalarValue::One(v) => core::slice::from_ref(v),
+        ScalarValue::Many(v) => v.as_slice(),
+    };
+    let mut bytes = Vec::new();
+    for (k, v) in values.iter().enumerate() {
+        let bits = v.to_bits(s.ty).map_err(|e| at(format!("value[{k}]: {e}")))?;
+        bytes.extend_from_slice(&bits.to_le_bytes()[..s.ty.size()]);
+    }
+    Ok(bytes)
 }
 
 fn dims(at: &str, what: &str, v: &[u32], limits: [u64; 3]) -> Result<[u32; 3], LaunchError> {
@@ -360,6 +390,7 @@ fn check_param(at: &str, k: usize, param: &Param, entry: &PoolEntry, ptr_bytes: 
                 )));
             }
         }
+        PoolEntry::Struct { bytes, .. } => super::launch_struct::check_fits(&what, bytes.len() as u64, size)?,
         PoolEntry::Scalar(bytes) => {
             if bytes.len() as u64 != size {
                 return Err(LaunchError::new(format!(

@@ -25,6 +25,9 @@ use super::value::Value;
 /// Allocates pool entry `i` in `global`: a buffer (and, for a pointer table, every buffer it
 /// points to, before the table) and returns its address; `None` for a scalar.
 pub fn allocate(global: &mut GlobalMemory, i: usize, entry: &PoolEntry) -> Result<Option<u64>, ExecError> {
+    if let PoolEntry::Struct { bytes, buffers } = entry {
+        return super::launch_struct::allocate(global, i, bytes, buffers).map(Some);
+    }
     let PoolEntry::Buffer { ty, len, spec, pointees, texture } = entry else { return Ok(None) };
     let invalid = |m: alloc::string::String| ExecError::InvalidLaunch { message: m };
     if let Some(t) = texture {
@@ -37,7 +40,7 @@ pub fn allocate(global: &mut GlobalMemory, i: usize, entry: &PoolEntry) -> Resul
         let data = buffer_bytes(pspec, *plen).map_err(|m| invalid(format!("params[{i}].pointers[{k}]: {m}")))?;
         let addr = global.allocate(data, RegionKind::Pointee(i, k));
         if let Some(slot) = bytes.get_mut(k * width..(k + 1) * width) {
-            write_le(slot, addr);
+            write_le(slot, addr.wrapping_add(pspec.offset.unwrap_or(0)));
         }
     }
     Ok(Some(global.allocate(bytes, RegionKind::Buffer(i))))

@@ -265,7 +265,7 @@ fn doubtful(reach: &Reaches) -> usize {
     reach
         .iter()
         .filter(|(b, r)| match b {
-            Base::Param(_) | Base::Pointee(_) => doubtful(r),
+            Base::Param(_) | Base::Pointee(_) | Base::Field { .. } => doubtful(r),
             Base::Shared => shared(r),
             Base::Static { .. } => false,
         })

@@ -54,15 +54,20 @@ pub(crate) fn pointer_specs(
         }
         notes.extend(note.into_iter().map(|text| ProposalNote { param: Some(i as usize), text }));
     }
+    super::propose_struct::struct_specs(reach, unknown_bytes, setup, notes);
+    // In parameter order (the struct fields' notes come last); stable within a parameter.
+    notes.sort_by_key(|n| n.param);
     outputs
 }
 
 /// Bytes for each buffer the analysis cannot bound: [`UNKNOWN_SCALED_BYTES`] in a kernel with
 /// integer scalars; else [`MAX_PROPOSED_BYTES`], or an equal share of what
-/// [`UNKNOWN_TOTAL_BYTES`] leaves beside the bounded buffers.
+/// [`UNKNOWN_TOTAL_BYTES`] leaves beside the bounded buffers (pointer parameters' and struct
+/// fields').
 fn unknown_share(pointers: &BTreeSet<u32>, reach: &Reaches, scalars: bool) -> u64 {
     let (mut known, mut unknown) = (0u64, 0u64);
-    for r in pointers.iter().filter_map(|&i| reach.get(&Base::Param(i))) {
+    let fields = reach.iter().filter(|(b, _)| matches!(b, Base::Field { .. })).map(|(_, r)| r);
+    for r in pointers.iter().filter_map(|&i| reach.get(&Base::Param(i))).chain(fields) {
         match &r.unbounded {
             Some(why) if !why.starts_with(LOADED) => unknown += 1,
             Some(_) => known += 2 * PROPOSED_ELEMENTS * 8,
@@ -106,11 +111,13 @@ pub(crate) fn buffer_for(i: u32, r: &Reach, unknown_bytes: u64) -> (BufferSpec, 
         None if needed == 0 => (PROPOSED_ELEMENTS, None),
         None => (needed, None),
     };
-    let note = match (note, &r.below) {
-        (Some(n), Some(b)) => Some(format!("{n}; {b}")),
-        (None, Some(b)) => Some(format!("indexed below its start: {b}")),
-        (n, None) => n,
-    };
+    // Room below the parameter's address for the lowest offset the kernel reaches, in whole
+    // rounding units (which keeps vector accesses aligned).
+    let unit = elem * ROUND_ELEMENTS;
+    let below = u64::try_from(-r.lowest).unwrap_or(0).div_ceil(unit) * unit;
+    let below = if below > MAX_PROPOSED_BYTES / 2 { 0 } else { below };
+    let len = if below > 0 { (len + below / elem).min(cap) } else { len };
+    let note = below_note(note, r, below);
     let init = if r.compared && !r.stored && !ty.is_float() {
         // Sizes and counts read from memory (`m_array[blockIdx.x]`): 1 keeps every loop short
         // and every index it bounds in range.
@@ -130,5 +137,27 @@ pub(crate) fn buffer_for(i: u32, r: &Reach, unknown_bytes: u64) -> (BufferSpec, 
         (None, Some(f)) => Some(f.into()),
         (n, None) => n,
     };
-    (BufferSpec { ty, len: Some(len), init: Some(init), data: None }, note)
+    let offset = (below > 0).then_some(below);
+    (BufferSpec { ty, len: Some(len), init: Some(init), data: None, offset }, note)
+}
+
+/// `note` joined with what the kernel reaches below the buffer's start, and the `offset` given
+/// for it (`below` bytes; 0: none).
+fn below_note(note: Option<String>, r: &Reach, below: u64) -> Option<String> {
+    let what = match (&r.below, below) {
+        (Some(b), _) => Some(b.clone()),
+        (None, 0) => None,
+        (None, _) => Some(format!("indexed up to {} bytes below its start", -r.lowest)),
+    };
+    let joined = match (note, what) {
+        (Some(n), Some(w)) => Some(format!("{n}; {w}")),
+        (None, Some(w)) if r.below.is_some() => Some(format!("indexed below its start: {w}")),
+        (n, w) => n.or(w),
+    };
+    let shifted = |t: String| format!("{t}; the parameter points {below} bytes into the buffer (\"offset\")");
+    if below > 0 {
+        joined.map(shifted)
+    } else {
+        joined
+    }
 }

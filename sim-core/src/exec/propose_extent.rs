@@ -38,6 +38,14 @@ pub(crate) enum Base {
     /// The buffers behind pointer table `i`: addresses loaded from parameter `i`'s buffer and
     /// used as addresses themselves (a `T**` parameter).
     Pointee(u32),
+    /// The buffer a pointer field of a struct parameter points to: a pointer-wide integer loaded
+    /// from array parameter `param` at byte `offset` (`ld.param.u64 %rd1, [s+8]`).
+    Field {
+        /// The parameter's index.
+        param: u32,
+        /// The field's byte offset.
+        offset: u32,
+    },
     /// The CTA's `extern .shared` arrays (dynamic shared memory).
     Shared,
     /// A shared array of `size` bytes (a module variable if `global`, else one of the kernel's;
@@ -61,6 +69,9 @@ pub(crate) struct Reach {
     pub unbounded: Option<String>,
     /// The first access below the base (a negative offset), if any.
     pub below: Option<String>,
+    /// The lowest byte offset any access may reach (0 or negative), where the analysis bounds it
+    /// from below, even when it finds no upper bound (an index that a loop only advances).
+    pub lowest: i128,
     /// Element type of the first load or store through the base.
     pub ty: Option<Type>,
     /// Something is stored (or atomically updated) through the base.
@@ -116,9 +127,10 @@ fn shared_base(module: &Module, func: &Function, op: &Operand) -> Option<Base> {
 /// a load from memory (other than a parameter load).
 #[derive(Default)]
 struct Origins {
-    base: BTreeMap<Handle<Reg>, Base>,
-    /// Registers derived from a loaded value, with the base it was loaded through (if known).
-    loaded: BTreeMap<Handle<Reg>, Option<Base>>,
+    pub(crate) base: BTreeMap<Handle<Reg>, Base>,
+    /// Registers derived from loaded values, with the bases they were loaded through (those
+    /// known: `a[i] + b[j]` derives from both `a` and `b`).
+    loaded: BTreeMap<Handle<Reg>, BTreeSet<Base>>,
 }
 
 fn dests(inst: &Inst) -> impl Iterator<Item = Handle<Reg>> + '_ {
@@ -140,6 +152,9 @@ fn origins(module: &Module, func: &Function, pointers: &BTreeSet<u32>) -> Origin
             let from = match (inst.opcode, srcs.first()) {
                 (Opcode::Ld | Opcode::Ldu, Some(Operand::Address(a))) if param_load => match a.base {
                     AddressBase::Symbol(Symbol::Param(i)) if pointers.contains(&i) => Some(Base::Param(i)),
+                    AddressBase::Symbol(Symbol::Param(i)) => {
+                        super::propose_struct::field_base(module, func, inst, i, a.offset)
+                    }
                     _ => None,
                 },
                 (Opcode::Mov | Opcode::Cvta, Some(s)) if shared_base(module, func, s).is_some() => {
@@ -147,19 +162,26 @@ fn origins(module: &Module, func: &Function, pointers: &BTreeSet<u32>) -> Origin
                 }
                 (Opcode::Ld | Opcode::Ldu, _) => pointer_load(module, inst, &o),
                 (Opcode::Atom | Opcode::Shfl, _) => None,
-                _ => derived_base(srcs, &o),
+                _ => derived_base(srcs, &o).filter(|b| super::propose_struct::keeps_base(module, inst, *b)),
             };
-            let loaded = match inst.opcode {
-                Opcode::Ld | Opcode::Ldu | Opcode::Atom if !param_load => Some(address_base(inst, &o)),
+            let loaded: Option<BTreeSet<Base>> = match inst.opcode {
+                Opcode::Ld | Opcode::Ldu | Opcode::Atom if !param_load => {
+                    Some(address_base(inst, &o).into_iter().collect())
+                }
                 Opcode::Ld | Opcode::Ldu => None,
-                _ => srcs.iter().find_map(|s| if let Operand::Reg(r) = s { o.loaded.get(r).copied() } else { None }),
+                _ => {
+                    let from = srcs.iter().filter_map(|s| if let Operand::Reg(r) = s { o.loaded.get(r) } else { None });
+                    from.fold(None, |acc: Option<BTreeSet<Base>>, l| {
+                        Some(acc.unwrap_or_default().union(l).copied().collect())
+                    })
+                }
             };
             for d in dests(inst) {
                 if let Some(b) = from {
                     o.base.entry(d).or_insert(b);
                 }
-                if let Some(l) = loaded {
-                    o.loaded.entry(d).or_insert(l);
+                if let Some(l) = &loaded {
+                    o.loaded.entry(d).or_default().extend(l.iter().copied());
                 }
             }
         }
@@ -225,9 +247,16 @@ pub(crate) fn address_params(module: &Module, func: &Function, candidates: &BTre
     out
 }
 
-/// A copy of `func` in which `cvta` is a `mov`, the address of a shared array is 0 and so is an
-/// address loaded from a pointer table (each entry's buffer starts at 0, like a parameter's).
-fn rewritten(module: &Module, func: &Function, o: &Origins, tables: &BTreeSet<u32>) -> Function {
+/// A copy of `func` in which `cvta` is a `mov`, the address of a shared array is 0 and so are an
+/// address loaded from a pointer table and a pointer field of a struct parameter (each buffer
+/// starts at 0, like a parameter's).
+fn rewritten(
+    module: &Module,
+    func: &Function,
+    o: &Origins,
+    tables: &BTreeSet<u32>,
+    fields: &BTreeSet<Base>,
+) -> Function {
     let mut f = func.clone();
     let Some(body) = f.body.as_mut() else { return f };
     let handles: alloc::vec::Vec<_> = body.insts.handles().collect();
@@ -238,7 +267,16 @@ fn rewritten(module: &Module, func: &Function, o: &Origins, tables: &BTreeSet<u3
             Base::Pointee(p) => tables.contains(&p),
             _ => false,
         });
+        let field = body.insts.get(h).is_some_and(|i| super::propose_struct::loads_field(module, func, i, fields));
         let Some(inst) = body.insts.get_mut(h) else { continue };
+        if field {
+            if let Some(dst) = inst.operands.first().cloned() {
+                inst.opcode = Opcode::Mov;
+                inst.mods = Default::default();
+                inst.operands = alloc::vec![dst, Operand::Imm(Imm::Int(0))];
+            }
+            continue;
+        }
         if table {
             // `mul.lo dst, base, 0`: still reads the address register (so its range is known
             // here) and gives 0.
@@ -271,7 +309,8 @@ pub(crate) fn reaches(module: &Module, func: &Function, seeds: &Seeds<'_>) -> Re
     let mut out = Reaches::new();
     let Some(body) = &func.body else { return out };
     let o = origins(module, func, seeds.pointers);
-    let copy = rewritten(module, func, &o, &tables(module, func, seeds.pointers));
+    let fields = super::propose_struct::used_fields(func, &o.base);
+    let copy = rewritten(module, func, &o, &tables(module, func, seeds.pointers), &fields);
     let mut rs = RangeSeeds::launch(seeds.grid, seeds.block);
     for &p in seeds.pointers {
         rs = rs.with_param(p, Interval::constant(0));
@@ -288,7 +327,7 @@ pub(crate) fn reaches(module: &Module, func: &Function, seeds: &Seeds<'_>) -> Re
         if inst.opcode == Opcode::Setp {
             for op in inst.operands.get(inst.def_count()..).unwrap_or(&[]) {
                 if let Operand::Reg(r) = op {
-                    if let Some(Some(source)) = o.loaded.get(r) {
+                    for source in o.loaded.get(r).into_iter().flatten() {
                         out.entry(*source).or_default().compared = true;
                     }
                 }
@@ -297,7 +336,7 @@ pub(crate) fn reaches(module: &Module, func: &Function, seeds: &Seeds<'_>) -> Re
         for (k, op) in inst.operands.iter().enumerate() {
             let Operand::Address(a) = op else { continue };
             if let AddressBase::Reg(r) = a.base {
-                if let Some(Some(source)) = o.loaded.get(&r) {
+                for source in o.loaded.get(&r).into_iter().flatten() {
                     out.entry(*source).or_default().feeds_addresses = true;
                 }
             }
@@ -313,6 +352,11 @@ pub(crate) fn reaches(module: &Module, func: &Function, seeds: &Seeds<'_>) -> Re
                 _ => continue,
             };
             let reach = out.entry(base).or_default();
+            if let AddressBase::Reg(r) = a.base {
+                if let Some(lo) = lowest_of(&ranges, h, r, seeds.cap) {
+                    reach.lowest = reach.lowest.min(lo + i128::from(a.offset));
+                }
+            }
             let shifted = offset.map(|i| if i.is_empty() { i } else { i + Interval::constant(i128::from(a.offset)) });
             record(reach, inst, k, shifted, || {
                 let mut s = String::new();
@@ -342,6 +386,13 @@ fn offset_of(
         Some(i) if within(i, UNBOUNDED_BYTES) => Ok(i),
         _ => Err("the range analysis finds no bound on its index"),
     }
+}
+
+/// The lowest byte offset register `r` may hold where `inst` reads it, if the analysis bounds
+/// it from below within `cap` bytes (its upper bound may be unknown).
+fn lowest_of(ranges: &RangeAnalysis, inst: Handle<Inst>, r: Handle<Reg>, cap: i128) -> Option<i128> {
+    let i = ranges.essa().read(inst, r).map(|v| ranges.value_range(v))?;
+    (!i.is_empty() && i.lo > -cap).then_some(i.lo)
 }
 
 /// Bytes one access moves: the type size times the vector length (`cp.async`: its size operand).

@@ -373,8 +373,11 @@ impl Run {
         let mut bank = alloc::vec![0u8; prog.param_bytes as usize];
         for (&(off, size), &arg) in prog.param_layout.iter().zip(&step.args) {
             let bytes: Vec<u8> = match (self.plan.pool.get(arg), self.buffers.get(arg).copied().flatten()) {
-                (Some(PoolEntry::Buffer { .. }), Some(addr)) => addr.to_le_bytes()[..ptr].to_vec(),
+                (Some(PoolEntry::Buffer { spec, .. }), Some(addr)) => {
+                    addr.wrapping_add(spec.offset.unwrap_or(0)).to_le_bytes()[..ptr].to_vec()
+                }
                 (Some(PoolEntry::Scalar(b)), _) => b.clone(),
+                (Some(PoolEntry::Struct { .. }), Some(addr)) => self.global.bytes_of(addr).unwrap_or(&[]).to_vec(),
                 _ => Vec::new(),
             };
             let (off, n) = (off as usize, (size as usize).min(bytes.len()));

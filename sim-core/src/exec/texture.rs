@@ -106,7 +106,13 @@ impl TextureSpec {
 
     /// The texel buffer as a buffer spec.
     pub fn buffer(&self) -> BufferSpec {
-        BufferSpec { ty: self.ty, len: Some(self.elements()), init: self.init.clone(), data: self.data.clone() }
+        BufferSpec {
+            ty: self.ty,
+            len: Some(self.elements()),
+            init: self.init.clone(),
+            data: self.data.clone(),
+            offset: None,
+        }
     }
 
     /// Checks the shape; the error says what is wrong.

@@ -160,5 +160,21 @@ fn param_row(i: usize, p: &ParamSpec, output: bool, on: &Callback<LabAction>) ->
                 <td>{ format!("{} × {} × {}", t.width, t.height, t.channels) }</td><td></td><td></td>
             </tr>
         },
+        ParamSpec::Struct(fields) => html! {
+            <tr class="param-struct">
+                <td>{ i }</td><td>{ format!("struct ({} fields)", fields.len()) }</td><td></td>
+                <td>{ struct_fields_text(fields) }</td><td></td><td></td>
+            </tr>
+        },
     }
+}
+
+/// A struct parameter's fields in one line: `+0: f32 × 1024, +8: s32 64`.
+fn struct_fields_text(fields: &[sim_core::exec::FieldSpec]) -> String {
+    let field = |f: &sim_core::exec::FieldSpec| match (&f.buffer, &f.scalar) {
+        (Some(b), _) => format!("+{}: {} × {}", f.offset, b.ty.name(), b.len.unwrap_or(0)),
+        (_, Some(v)) => format!("+{}: {} {}", f.offset, v.ty.name(), scalar_text(&v.value)),
+        _ => format!("+{}: ?", f.offset),
+    };
+    fields.iter().map(field).collect::<Vec<_>>().join(", ")
 }

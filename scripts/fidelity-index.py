@@ -31,8 +31,9 @@ def row(page, first_cell):
 
 
 def cell(page, first_cell, index, missing="not measured yet"):
+    """Cell `index` of the row starting with `first_cell` (negative: from the end, as in Python)."""
     r = row(page, first_cell)
-    return r[index] if r and len(r) > index else missing
+    return r[index] if r and -len(r) <= index < len(r) else missing
 
 
 def registers():
@@ -104,7 +105,7 @@ CHECKS = [
     ("A real GPU", "[hardware.md](hardware.md)", hardware,
      "an NVIDIA H200: the driver's JIT and occupancy API, outputs and CUDA-event kernel times (scripts/device)"),
     ("Launch proposals", "[launch-proposals.md](launch-proposals.md)",
-     lambda: "corpus kernels that run as pasted: " + cell("launch-proposals.md", "ran", 2), "issue 25's \"paste and run\""),
+     lambda: "corpus kernels that run as pasted: " + cell("launch-proposals.md", "ran", -1), "issue 25's \"paste and run\""),
     ("Banks on allocated registers", "[physical-registers.md](physical-registers.md)",
      lambda: "reports with banks on allocated vs virtual registers, per example", "real banks hold allocated registers"),
     ("rfc-ob (RFC + operand buffer)", "[rfc-ob.md](rfc-ob.md)",

@@ -18,12 +18,14 @@ pub mod occupancy_inputs;
 pub mod pressure;
 pub mod ptx_diff;
 pub mod results;
+pub mod run_live;
 pub mod run_panel;
 pub mod run_results;
 pub mod scheme_panel;
 pub mod share_bar;
 pub mod storage_notice;
 pub mod sweep_panel;
+pub mod sweep_points;
 
 pub use chart::Chart;
 pub use editor::Editor;

@@ -84,6 +84,9 @@ pub fn run_results(props: &RunResultsProps) -> Html {
             <div class="summary">{ table(&summary(reports, &cmp)) }</div>
             { host_time(&props.run.host) }
             { sweep_charts(props.sweep.as_deref(), reports) }
+            if let Some(plan) = props.sweep.clone().filter(|p| p.values.len() == reports.len()) {
+                <crate::components::sweep_points::SweepPoints plan={plan} run={props.run.clone()} />
+            }
             { counters(reports) }
             <div class="charts">
                 { bar("ipc-warp", "IPC (warp-instructions per cycle)", Some("Warp-instructions issued per core cycle, whole GPU."), rc::ipc_warp(&cmp)) }

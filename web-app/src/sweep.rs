@@ -1,10 +1,11 @@
 //! Sweeps in the page: one scheme instance, one numeric parameter, a list or range of values (the
 //! CLI's syntax, `sim_core::timing::sweep_values`: `2,4,8` or `2..512*2`); every point is one
-//! scheme of one run (one functional run feeds them all, as `reglab sweep` does), and the results
-//! add line charts against the parameter: IPC, IPC relative to the reference point, reads saved
+//! scheme of one run, dealt to the page's workers (`run_pool.rs`: one functional run feeds the
+//! points of each worker, as `reglab sweep` feeds all of them), and the results add line charts against the parameter: IPC, IPC relative to the reference point, reads saved
 //! (schemes that count RFC hits and misses), register-file energy, registers per thread and
 //! occupancy. The one-click studies are fixed plans (Wyse's RFC size sweep, 2..512 entries,
-//! relative to 8).
+//! relative to 8). While the sweep runs, [`SweepPlan::charts_so_far`] draws the points whose
+//! worker has finished.
 //!
 //! ```text
 //! SweepPlan { base: "rfc-ob", param: "rfc_entries", values: ["2", …, "512"], reference: 2 }

@@ -10,7 +10,7 @@
 
 use yew::prelude::*;
 
-use crate::components::charts::{line_chart, Chart};
+use crate::components::charts::{line_chart, Chart, LineData};
 use crate::run_pool::PartialRun;
 use crate::sweep::SweepPlan;
 
@@ -54,12 +54,14 @@ pub fn sweep_live(plan: Option<&SweepPlan>, partial: Option<&PartialRun>) -> Htm
             </p>
             if done > 0 {
                 <div class="charts">
-                    { for plan.charts_so_far(&reports).into_iter().map(|(id, title, data)| {
-                        let id = format!("live-{id}");
-                        html! { <Chart id={id} title={title} body={line_chart(&data)} table={data.table()} frame={data.frame()} /> }
-                    }) }
+                    { for plan.charts_so_far(&reports).into_iter().map(|(id, title, data)| live_chart(format!("live-{id}"), title, data)) }
                 </div>
             }
         </section>
     }
+}
+
+/// One live chart (the only call of the chart API here).
+fn live_chart(id: String, title: String, data: LineData) -> Html {
+    html! { <Chart id={id} title={title} body={line_chart(&data)} table={data.table()} frame={data.frame()} /> }
 }

@@ -13,7 +13,6 @@ use std::rc::Rc;
 use sim_core::timing::Report;
 use yew::prelude::*;
 
-use crate::components::charts::bars::table_num;
 use crate::run_job::RunOutput;
 use crate::sweep::SweepPlan;
 
@@ -62,12 +61,12 @@ fn point_report(i: usize, title: &str, r: &Report) -> Html {
     };
     let k = r.kernels.first();
     let figures = format!(
-        "{} cycles · {} warp-instructions · IPC {} warp-inst/cycle · {} registers/thread · RF energy {} nJ",
+        "{} cycles · {} warp-instructions · IPC {:.3} warp-inst/cycle · {} registers/thread · RF energy {:.1} nJ",
         r.cycles,
         r.warp_instructions,
-        table_num(r.ipc.warp_instructions_per_cycle),
+        r.ipc.warp_instructions_per_cycle,
         k.map_or(0, |k| k.registers_per_thread),
-        table_num(r.register_file.energy_total_nj),
+        r.register_file.energy_total_nj,
     );
     html! {
         <section class="sweep-point-report" id="sweep-point-report" data-index={i.to_string()} data-scheme={r.scheme.clone()}>

@@ -229,6 +229,10 @@ test('Cancel during a sweep leaves the page usable; the one-click Wyse study the
     assert.match(await page.locator('#run-status').textContent(), /Simulating _Z6vecAddPKfS0_Pfi on fermi-gtx480 under a sweep of rfc-ob over 9 values of rfc_entries/);
     await page.locator('#run-time-left').waitFor({ timeout: 90_000 });
     assert.ok(Number(await page.locator('#scheme-progress').getAttribute('data-workers')) >= 1);
+    // What a person sees mid-sweep: one progress bar per point, the workers, the time left.
+    await page.setViewportSize({ width: 1366, height: 768 });
+    await page.locator('#scheme-progress').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(artifactsDir, 'workbench-sweep-running-1366x768.png') });
     await page.locator('#cancel-button').click();
     await page.locator('.run-cancelled').waitFor();
     assert.equal(await page.locator('#run-button').isEnabled(), true);

@@ -117,7 +117,8 @@ CHECKS = [
      lambda: "IPC vs baseline: " + cell("finereg.md", "FineReg IPC vs baseline", 2),
      "Oh et al.: " + cell("finereg.md", "FineReg IPC vs baseline", 1, "see page")),
     ("Gilani composite / scalar / sliced", "[gilani.md](gilani.md)",
-     lambda: "savings, all 16 kernels (composite, scalar, sliced, all): " + ", ".join((row("gilani.md", "all 16") or ["", "?"])[1:]),
+     lambda: (lambda r: f"savings, {r[0]} (composite, scalar, sliced, all): " + ", ".join(r[1:]))(
+         row("gilani.md", "all ") or ["all kernels", "?"]),
      "Gilani §8 Fig. 8: " + ", ".join((row("gilani.md", "paper (Gilani") or ["", "see page"])[1:])),
 ]
 

@@ -2,7 +2,8 @@
 //! examples and on the corpus kernels from the paper's suites (Rodinia, CUDA SDK), on the paper's
 //! GPU (`gt200-fx5800`), beside the baseline: every run finishes; composite fusion only removes
 //! warp-instructions, the run-time techniques issue exactly the baseline's; the statistics are
-//! printed as the table of `docs/fidelity/gilani.md`.
+//! printed as the table of `docs/fidelity/gilani.md` (the value shares as the report vocabulary
+//! computes them: [`sim_core::timing::summary::value_shares`]).
 //!
 //! The full table takes minutes in a debug build:
 //! `cargo test --release -p reglab-tests --test gilani_fidelity -- --ignored --nocapture`.
@@ -14,6 +15,7 @@ use std::path::{Path, PathBuf};
 use sim_core::exec::{propose_launch, LaunchSetup};
 use sim_core::gpu::presets;
 use sim_core::timing::report::{Outcome, Report};
+use sim_core::timing::summary::{value_shares, ValueShares};
 use sim_core::timing::{Simulation, TimingOptions};
 
 const SCHEMES: [&str; 5] = ["baseline", "composite", "scalar-unit", "sliced", "gilani"];
@@ -56,6 +58,10 @@ fn row(name: &str, reports: &[Report]) -> String {
         assert_eq!(r.warp_instructions + counter(r, "fused_pairs"), base.warp_instructions, "{name} {}", r.scheme);
     }
     let g = &reports[4];
+    let shares = value_shares(g);
+    assert!(shares.is_some(), "{name}: gilani reports its value shares");
+    let shares =
+        shares.unwrap_or(ValueShares { redundant: 0.0, redundant_of: 0, integer_16bit: 0.0, integer_values: 0 });
     let pct = |a: u64, b: u64| 100.0 * a as f64 / b.max(1) as f64;
     let speedup = |r: &Report| 100.0 * (base.cycles as f64 / r.cycles.max(1) as f64 - 1.0);
     let energy = |r: &Report| {
@@ -63,8 +69,8 @@ fn row(name: &str, reports: &[Report]) -> String {
     };
     format!(
         "| {name} | {:.1}% | {:.1}% | {:.1}% | {:.1}% | {:.1}% | {:.1}% | {:.1}% | {:.1}% | {:.1}% | {:.0} → {:.0} ({}) |",
-        pct(counter(g, "uniform_result_instructions"), counter(g, "value_instructions")),
-        pct(counter(g, "half_width_values"), counter(g, "written_values")),
+        100.0 * shares.redundant,
+        100.0 * shares.integer_16bit,
         pct(counter(&reports[1], "fused_pairs"), base.warp_instructions),
         pct(counter(&reports[2], "scalar_instructions"), base.warp_instructions),
         pct(counter(&reports[3], "paired_issues"), base.warp_instructions),
@@ -105,7 +111,7 @@ fn example_row(name: &str, ptx: &Path, launch: &Path, sms: u32, max_ctas: Option
     row(name, &reports.unwrap_or_default())
 }
 
-const HEADER: &str = "| kernel | uniform results | 16-bit values | fused | scalar | paired | composite | scalar-unit | sliced | gilani | RF energy nJ baseline → gilani (by structure) |\n|---|---|---|---|---|---|---|---|---|---|---|";
+const HEADER: &str = "| kernel | uniform results | 16-bit integer values | fused | scalar | paired | composite | scalar-unit | sliced | gilani | RF energy nJ baseline → gilani (by structure) |\n|---|---|---|---|---|---|---|---|---|---|---|";
 
 /// Hotspot (4 CTAs, 2 SMs) under the family: the instruction-count invariants of [`row`], the
 /// techniques do something (scalar instructions and pairs), and a second simulation gives the same
@@ -121,6 +127,30 @@ fn a_small_example_under_the_family_keeps_its_instruction_counts() {
         // Cells 5 and 6 (after the empty one before the first bar): scalar and paired shares of the baseline's instructions.
         assert!(cells.get(5).zip(cells.get(6)).is_some_and(|(s, p)| *s != "0.0%" && *p != "0.0%"), "{first}");
         eprintln!("{HEADER}\n{first}");
+    }
+}
+
+/// The integer-only 16-bit share is the same whichever way a scheme learns the types: from
+/// `prepare` (`scalar-unit`, `sliced`: the original program) or from its fused program
+/// (`composite`, `gilani`: nothing fuses here). `gilani_int_share.ptx`, hand-worked in its header:
+/// 7 register-writing instructions, 4 uniform; integer values 4, of which 2 fit 16 bits.
+#[test]
+fn every_scheme_of_the_family_counts_integer_values_alike() {
+    let root = reglab_tests::repo_root();
+    let src = std::fs::read_to_string(root.join("tests/cases/timing/gilani_int_share.ptx")).unwrap_or_default();
+    let module = sim_core::ptx::compile(&src).unwrap_or_default();
+    let spec = r#"{"kernel": "gilani_int_share", "block": [32], "params": [{"buffer": {"type": "u32", "len": 32}}]}"#;
+    let setup = LaunchSetup::from_json(spec);
+    let gpu = presets::by_name("hopper-h100");
+    assert!(setup.is_ok() && gpu.is_some());
+    let (Ok(setup), Some(gpu)) = (setup, gpu) else { return };
+    let options = TimingOptions { sms: Some(1), ..TimingOptions::default() };
+    let reports =
+        Simulation::from_launch(&module, &setup, &gpu, &SCHEMES[1..], options).and_then(|mut s| s.run_to_end());
+    assert!(reports.is_ok(), "{reports:?}");
+    for r in reports.unwrap_or_default() {
+        let expected = ValueShares { redundant: 4.0 / 7.0, redundant_of: 7, integer_16bit: 0.5, integer_values: 4 };
+        assert_eq!(value_shares(&r), Some(expected), "{}", r.scheme);
     }
 }
 

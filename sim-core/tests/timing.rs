@@ -5,7 +5,9 @@
 
 use sim_core::exec::LaunchSetup;
 use sim_core::gpu::presets;
-use sim_core::timing::report::{Outcome, Report};
+#[cfg(not(target_arch = "wasm32"))]
+use sim_core::timing::report::Outcome;
+use sim_core::timing::report::Report;
 use sim_core::timing::{Simulation, TimingOptions};
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::{console_log, wasm_bindgen_test, wasm_bindgen_test_configure};
@@ -39,6 +41,7 @@ const EXAMPLES: [(&str, &str, &str); 3] = [
 const IMGVF_DIGEST: u64 = 16_816_501_178_295_733_873;
 
 /// The pin before that change, which the virtual-register-banks study still reproduces.
+#[cfg(not(target_arch = "wasm32"))]
 const IMGVF_VIRTUAL_BANKS_DIGEST: u64 = 5_119_070_466_667_232_357;
 
 fn simulate(ptx: &str, launch: &str, schemes: &[&str]) -> Vec<Report> {
@@ -143,6 +146,7 @@ fn hotspot_on_volta_report_is_the_same_everywhere() {
 }
 
 /// A simulation of `ptx` under `launch` on fermi-gtx480 with `options`.
+#[cfg(not(target_arch = "wasm32"))]
 fn simulation(ptx: &str, launch: &str, options: TimingOptions) -> Option<Simulation> {
     let module = sim_core::ptx::compile(ptx).ok()?;
     let setup = LaunchSetup::from_json(launch).ok()?;

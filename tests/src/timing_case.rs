@@ -153,6 +153,16 @@ fn render_scheme_extras(r: &Report, out: &mut String) {
         let list: Vec<String> = counters.iter().map(|c| format!("{} {} {}", c.name, c.value, c.unit)).collect();
         let _ = writeln!(out, "counters: {}", list.join(" · "));
     }
+    if let Some(v) = sim_core::timing::summary::value_shares(r) {
+        let _ = writeln!(
+            out,
+            "value shares: redundant {:.1}% of {} instructions · 16-bit integer values {:.1}% of {}",
+            100.0 * v.redundant,
+            v.redundant_of,
+            100.0 * v.integer_16bit,
+            v.integer_values
+        );
+    }
     let mem = &r.memory;
     if mem.scheme_reads + mem.scheme_writes > 0 {
         let _ = writeln!(

@@ -120,12 +120,6 @@ pub enum WorkerReply {
     Failed(RunFailure),
 }
 
-/// The warp-instruction budget of a run whose launch setup names none: small enough that an
-/// endless loop ends with its message in about a second (the executor records a CTA's stream
-/// before the timing model replays it, about 40 bytes a warp-instruction), large enough for
-/// every bundled example (the largest runs 127 104) and for kernels a thousand times larger.
-pub const BROWSER_BUDGET: u64 = 20_000_000;
-
 /// How to raise the warp-instruction budget in the app.
 fn budget_hint(budget: u64) -> String {
     format!(
@@ -165,9 +159,8 @@ pub fn execute(req: &RunRequest, mut progress: impl FnMut(RunProgress)) -> Resul
     if req.schemes.is_empty() {
         return Err(RunFailure::new("scheme", "choose at least one register-file scheme"));
     }
-    let mut launch = req.launch.clone();
-    launch.budget = launch.budget.or(Some(BROWSER_BUDGET));
-    sim_core::exec::plan::plan(&module, &launch).map_err(|e| RunFailure::new("invalid_launch", e.message))?;
+    let launch = &req.launch;
+    sim_core::exec::plan::plan(&module, launch).map_err(|e| RunFailure::new("invalid_launch", e.message))?;
     let from_timing = |e: TimingError| from_timing(e, &req.ptx);
     let options = TimingOptions {
         sample_interval_cycles: SAMPLE_INTERVAL_CYCLES,
@@ -177,12 +170,12 @@ pub fn execute(req: &RunRequest, mut progress: impl FnMut(RunProgress)) -> Resul
     let program = Program::decode_for(&module, gpu, &options).map_err(|m| from_timing(TimingError::Internal(m)))?;
     let values = req.record_values || Simulation::wants_values(&req.schemes, &options);
     let source_options = SourceOptions { values, budget: None };
-    let source = ExecSource::with_options(&module, &launch, &program, source_options)
+    let source = ExecSource::with_options(&module, launch, &program, source_options)
         .map_err(|e| from_timing(TimingError::Source(e.into())))?;
     let (source, executor) = TimedSource::new(source, now_ms);
     let start = now_ms();
     let mut sim =
-        Simulation::from_module_source_launch(&module, program, Box::new(source), gpu, &req.schemes, options, &launch)
+        Simulation::from_module_source_launch(&module, program, Box::new(source), gpu, &req.schemes, options, launch)
             .map_err(from_timing)?;
     let mut compute_ms = now_ms() - start;
     loop {

@@ -31,7 +31,8 @@ pub struct Args {
     /// Print JSON (results, or `{"error": …}`).
     #[arg(long)]
     pub json: bool,
-    /// Override the warp-instruction budget.
+    /// Override the warp-instruction budget (default: the launch setup's `budget`, else 20
+    /// million, `sim_core::exec::DEFAULT_BUDGET`).
     #[arg(long)]
     pub budget: Option<u64>,
     /// Print a proposed launch setup for the kernel instead of running.

@@ -13,6 +13,11 @@
 //! baseline:collector_units=2    12        8   19876     …
 //! ```
 //!
+//! Under the table: stall causes without a column, energy per structure, and for schemes that
+//! record value summaries (Gilani's family) the paper's value shares (`values NAME: …`). `--json`
+//! prints `{file, gpu, reports, summary}`, `summary` being the same comparison
+//! ([`sim_core::timing::summary::Comparison`], value shares included).
+//!
 //! `reglab run --experiment F.reglab.json` takes the kernel, launch, GPU, schemes and "ptxas says
 //! N" from an experiment file saved by the web app (`experiment.rs`); `--scheme` values are added
 //! after the file's schemes, and other flags override the file.
@@ -78,7 +83,7 @@ pub struct SimFlags {
     #[arg(long)]
     pub max_cycles: Option<u64>,
     /// Warp-instruction budget of the functional run (default: the launch setup's `budget`,
-    /// else 500 million).
+    /// else 20 million, `sim_core::exec::DEFAULT_BUDGET`).
     #[arg(long)]
     pub budget: Option<u64>,
     /// A study: register-file banks see the PTX virtual registers instead of the registers the
@@ -209,7 +214,8 @@ pub fn run(args: &Args) -> ExitCode {
         Ok(mut reports) => {
             reports.iter_mut().for_each(|r| r.locate(&src));
             if args.json {
-                let doc = serde_json::json!({ "file": name, "gpu": gpu.name, "reports": reports });
+                let summary = compare(&reports, args.reference.as_deref());
+                let doc = serde_json::json!({ "file": name, "gpu": gpu.name, "reports": reports, "summary": summary });
                 println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
             } else {
                 print_table(&reports, args.reference.as_deref());
@@ -287,6 +293,16 @@ fn print_table(reports: &[Report], reference: Option<&str>) {
             .map(|s| format!("{} {} reads, {} writes, {:.1} nJ", s.name, s.reads, s.writes, s.energy_nj))
             .collect();
         println!("energy {}: {}", row.scheme, parts.join("; "));
+        if let Some(v) = row.value_shares {
+            println!(
+                "values {}: redundant across the warp {:.1}% of {} instructions; integer values fitting 16 bits {:.1}% of {}",
+                row.scheme,
+                100.0 * v.redundant,
+                v.redundant_of,
+                100.0 * v.integer_16bit,
+                v.integer_values
+            );
+        }
     }
     for r in reports {
         let params: Vec<String> = r.config.params.iter().map(|(k, v)| format!("{k}={v}")).collect();

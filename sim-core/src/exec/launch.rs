@@ -63,8 +63,13 @@ fn one() -> Vec<u32> {
     alloc::vec![1, 1, 1]
 }
 
-/// The budget when a setup names none: 500 million warp-instructions.
-pub const DEFAULT_BUDGET: u64 = 500_000_000;
+/// The budget when a setup names none, in the CLI, the browser and the library alike: 20 million
+/// warp-instructions. Sized so that an endless loop ends with its message within a few seconds
+/// wherever it runs (the timing model replays about 5 M warp-instructions a second on one core,
+/// the functional executor alone about 40 M), while every bundled example (the largest runs
+/// 127 104) and the scaled real-GPU launches (up to 16.8 M) fit. A longer kernel states its own
+/// `budget` in the launch setup, or takes `--budget N` in the CLI; the budget message says so.
+pub const DEFAULT_BUDGET: u64 = 20_000_000;
 
 /// One launch of a sequence.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

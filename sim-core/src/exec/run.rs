@@ -255,36 +255,53 @@ impl Run {
             if self.current.is_none() && !self.start_next_cta()? {
                 return Ok(true);
             }
-            let Some(step) = self.plan.steps.get(self.step_index) else { return Ok(true) };
-            let Some(prog) = self.programs.get(&step.kernel) else { return Ok(true) };
-            let Some(cta) = self.current.as_mut() else { continue };
+            let Some(mut cta) = self.current.take() else { continue };
             let remaining = target - self.counters.warp;
-            let mut cx = LaunchCx {
-                prog,
-                layout: self.layout,
-                global: &mut self.global,
-                consts: &self.const_bank,
-                params: &self.params,
-                counters: &mut self.counters,
-                budget: self.budget,
-                kernel: &step.name,
-                values: self.trace.values,
-                notices: &mut self.notices,
+            let Some(mut cx) = self.launch_cx(self.step_index) else {
+                self.current = Some(cta);
+                return Ok(true);
             };
-            if cta.run(&mut cx, remaining)? {
-                let kernel = step.name.clone();
-                let launch = self.launches.len().saturating_sub(1) as u32;
-                if let Some(done) = self.current.take() {
-                    if let Some(t) = done.into_trace(launch, kernel, prog) {
-                        self.trace_sizes.clear();
-                        self.trace_sizes
-                            .extend(t.warps.iter().map(|w| [w.records.len(), w.addresses.len(), w.values.len()]));
-                        self.pending.push_back(t);
-                        return Ok(false);
-                    }
+            let ran = cta.run(&mut cx, remaining);
+            match ran {
+                Ok(true) => {}
+                Ok(false) => {
+                    self.current = Some(cta);
+                    continue;
+                }
+                Err(e) => {
+                    self.current = Some(cta);
+                    return Err(e);
                 }
             }
+            let Some(step) = self.plan.steps.get(self.step_index) else { return Ok(true) };
+            let Some(prog) = self.programs.get(&step.kernel) else { return Ok(true) };
+            let launch = self.launches.len().saturating_sub(1) as u32;
+            if let Some(t) = cta.into_trace(launch, step.name.clone(), prog) {
+                self.trace_sizes.clear();
+                self.trace_sizes.extend(t.warps.iter().map(|w| [w.records.len(), w.addresses.len(), w.values.len()]));
+                self.pending.push_back(t);
+                return Ok(false);
+            }
         }
+    }
+
+    /// What every CTA of launch step `step` shares (the one place a [`LaunchCx`] is built);
+    /// `None` when the step or its program is missing.
+    fn launch_cx(&mut self, step: usize) -> Option<LaunchCx<'_>> {
+        let step = self.plan.steps.get(step)?;
+        let prog = self.programs.get(&step.kernel)?;
+        Some(LaunchCx {
+            prog,
+            layout: self.layout,
+            global: &mut self.global,
+            consts: &self.const_bank,
+            params: &self.params,
+            counters: &mut self.counters,
+            budget: self.budget,
+            kernel: &step.name,
+            values: self.trace.values,
+            notices: &mut self.notices,
+        })
     }
 
     /// Moves to the next CTA (next launch, next round); `false` when there is none.

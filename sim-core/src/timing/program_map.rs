@@ -300,6 +300,9 @@ pub struct SchemeProgram {
     /// Per static id of `program`: what it does to RegMutex's shared register pool
     /// (`regmutex.acquire`/`release`). Empty when the program has none.
     pub pool: Vec<crate::timing::regfile::regmutex_program::PoolOp>,
+    /// Per static id of `program`: whether it writes integer values (Gilani's 16-bit share of
+    /// integer values, [`crate::timing::regfile::gilani_int`]).
+    pub integer_results: Vec<bool>,
     /// Counters of what the scheme's program passes found (precision tuning's result:
     /// `compression`), added once to the run's summed scheme counters; empty for most schemes.
     pub counters: Vec<crate::timing::regfile::SchemeCounter>,
@@ -342,7 +345,8 @@ impl SchemeProgram {
         let map = SidMap::build(module, original, &to, &program, &map)?;
         let crf = crf_accesses(&to, &program);
         let pool = crate::timing::regfile::regmutex_program::pool_ops(&to, &program);
-        Ok(SchemeProgram { program, map, crf, pool, counters: Vec::new() })
+        let integer_results = crate::timing::regfile::gilani_int::integer_results(&to, &program);
+        Ok(SchemeProgram { program, map, crf, pool, integer_results, counters: Vec::new() })
     }
 }
 

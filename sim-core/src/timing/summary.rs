@@ -9,7 +9,14 @@
 //! rows[i].speedup   = reference.cycles / reports[i].cycles   (1.25 = 25 % fewer cycles)
 //! rows[i].stalls    = [("issued", 0.41), ("scheme_specific", 0.0), …, ("structural", 0.07), …]
 //! rows[i].structures= [{ name: "main_rf", reads, writes, energy_nj }, { name: "rfc", … }]
+//! rows[i].value_shares = Some({ redundant: 0.31, integer_16bit: 0.84, … })  // Gilani's family
 //! ```
+//!
+//! The value shares are the statistics Gilani et al. report (Fig. 1): instructions whose result
+//! is the same in every lane, and integer register values that fit 16 bits. They come from the
+//! scheme counters of that name ([`VALUE_INSTRUCTIONS`], …), which only schemes that record the
+//! functional run's value summaries report (`composite`, `scalar-unit`, `sliced`, `gilani`);
+//! other rows have none.
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -20,6 +27,30 @@ use crate::timing::report::{Outcome, Report, StallCause};
 
 /// The label of the default reference.
 pub const DEFAULT_REFERENCE: &str = "baseline";
+
+/// Scheme counter: issued instructions that wrote at least one summarised register unit.
+pub const VALUE_INSTRUCTIONS: &str = "value_instructions";
+/// Scheme counter: of those, instructions whose every written unit was uniform across the lanes.
+pub const UNIFORM_RESULT_INSTRUCTIONS: &str = "uniform_result_instructions";
+/// Scheme counter: register units written by instructions that write integers.
+pub const INTEGER_VALUES: &str = "integer_values";
+/// Scheme counter: of those, units whose values all fit 16 bits signed.
+pub const INTEGER_16BIT_VALUES: &str = "integer_16bit_values";
+
+/// Gilani et al.'s value statistics of one run (Fig. 1), from its scheme counters.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ValueShares {
+    /// Instructions whose result was the same in every executed lane, of the instructions that
+    /// wrote a register (`redundant_of`), 0 to 1 (paper: 10–50 %).
+    pub redundant: f64,
+    /// The denominator of `redundant`: instructions that wrote a summarised register.
+    pub redundant_of: u64,
+    /// Integer register values (32-bit units) that fit 16 bits signed, of the integer values
+    /// written (`integer_values`), 0 to 1 (paper: 80–90 % for many INT benchmarks).
+    pub integer_16bit: f64,
+    /// The denominator of `integer_16bit`.
+    pub integer_values: u64,
+}
 
 /// Accesses and energy of one register-file structure in one run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -81,6 +112,9 @@ pub struct SchemeSummary {
     pub structures: Vec<StructureTotal>,
     /// Register-file energy in nJ, all structures.
     pub energy_nj: f64,
+    /// Gilani's value statistics, for schemes that report their counters (others: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value_shares: Option<ValueShares>,
 }
 
 /// The runs of one comparison, summarised against one reference.
@@ -134,6 +168,28 @@ pub fn structure_totals(r: &Report) -> Vec<StructureTotal> {
         .collect()
 }
 
+fn share(n: u64, of: u64) -> f64 {
+    if of == 0 {
+        0.0
+    } else {
+        n as f64 / of as f64
+    }
+}
+
+/// Gilani's value statistics of `r`, when its scheme reports the counters they come from.
+pub fn value_shares(r: &Report) -> Option<ValueShares> {
+    let counters = &r.register_file.scheme.counters;
+    let get = |name: &str| counters.iter().find(|c| c.name == name).map(|c| c.value);
+    let (of, uniform) = (get(VALUE_INSTRUCTIONS)?, get(UNIFORM_RESULT_INSTRUCTIONS)?);
+    let (ints, fit) = (get(INTEGER_VALUES)?, get(INTEGER_16BIT_VALUES)?);
+    Some(ValueShares {
+        redundant: share(uniform, of),
+        redundant_of: of,
+        integer_16bit: share(fit, ints),
+        integer_values: ints,
+    })
+}
+
 /// Speed-up of a run of `cycles` over a reference of `reference_cycles`.
 pub fn speedup(reference_cycles: u64, cycles: u64) -> f64 {
     if cycles == 0 || reference_cycles == 0 {
@@ -162,6 +218,7 @@ pub fn summarise(r: &Report, reference_cycles: u64) -> SchemeSummary {
         bank_conflicts: r.register_file.bank_conflicts,
         structures: structure_totals(r),
         energy_nj: r.register_file.energy_total_nj,
+        value_shares: value_shares(r),
     }
 }
 

@@ -26,6 +26,7 @@ pub mod share_bar;
 pub mod storage_notice;
 pub mod sweep_panel;
 pub mod sweep_points;
+pub mod value_shares;
 
 pub use chart::Chart;
 pub use editor::Editor;

@@ -82,6 +82,7 @@ pub fn run_results(props: &RunResultsProps) -> Html {
             { notices(reports) }
             { tuning(reports) }
             <div class="summary">{ table(&summary(reports, &cmp)) }</div>
+            { crate::components::value_shares::value_shares(&cmp) }
             { host_time(&props.run.host) }
             { sweep_charts(props.sweep.as_deref(), reports) }
             if let Some(plan) = props.sweep.clone().filter(|p| p.values.len() == reports.len()) {

@@ -14,7 +14,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::Run;
-use crate::exec::cta::{CtaExec, LaunchCx};
+use crate::exec::cta::CtaExec;
 use crate::exec::error::ExecError;
 use crate::exec::stream::WarpTrace;
 use crate::ir::{Function, Handle};
@@ -103,22 +103,10 @@ impl Run {
         if cta.done {
             return Ok(true);
         }
-        let (Some(step), true) = (self.plan.steps.get(cta.step), cta.step == self.step_index) else {
+        if self.plan.steps.get(cta.step).is_none() || cta.step != self.step_index {
             return Err(ExecError::InvalidLaunch { message: "a CTA ran outside its launch".into() });
-        };
-        let Some(prog) = self.programs.get(&step.kernel) else { return Ok(true) };
-        let mut cx = LaunchCx {
-            prog,
-            layout: self.layout,
-            global: &mut self.global,
-            consts: &self.const_bank,
-            params: &self.params,
-            counters: &mut self.counters,
-            budget: self.budget,
-            kernel: &step.name,
-            values: self.trace.values,
-            notices: &mut self.notices,
-        };
+        }
+        let Some(mut cx) = self.launch_cx(cta.step) else { return Ok(true) };
         match cta.exec.run(&mut cx, limit.max(1)) {
             Ok(done) => {
                 cta.done = done;

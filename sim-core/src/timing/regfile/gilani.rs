@@ -158,10 +158,11 @@ impl GilaniConfig {
 }
 
 /// Notes shared by the family: value statistics and energy.
-const COMMON: [ModelNote; 3] = [
-    ModelNote::modelled("Statistics of every run of the family (counters): instructions whose result is the same in every executed lane (uniform_result_instructions of value_instructions) and written 32-bit register values that fit half_width_bits signed (half_width_values of written_values); floats are counted too (the summaries do not tell integers apart)."),
+const COMMON: [ModelNote; 4] = [
+    ModelNote::modelled("Statistics of every run of the family (Gilani Fig. 1), report figures (value shares) from counters: redundant share = instructions whose result is the same in every executed lane (uniform_result_instructions) of those that wrote a register (value_instructions), every instruction type; 16-bit share = integer register values (32-bit units) that fit 16 bits signed (integer_16bit_values) of the integer values written (integer_values), whatever half_width_bits is."),
     ModelNote::modelled("Energy by structure: main_rf and each added structure's accesses × its Table 4 figure (warp size × the 32-bit figure per warp register; the scalar RF one 32-bit value)."),
     ModelNote::assumption("The executor runs the original kernel: outputs are unchanged; value summaries are those of the original instruction at the issued one's stream position (for a fused pair placed at its first half: the intermediate's)."),
+    ModelNote::assumption("Integer values: written by an instruction whose type is .s/.u (4–64 bits); a .b-typed (or untyped) instruction counts by the value moved as the kernel declares it: not integer when a register it writes or reads is declared float (mov.b32 %r, %f; mov.b32 %f, %r), integer otherwise; float-typed instructions and predicates are not counted. A fused composite counts by the fused instruction's type."),
 ];
 
 const COMPOSITE: [ModelNote; 3] = [
@@ -178,7 +179,7 @@ const SCALAR: [ModelNote; 4] = [
 ];
 
 const SLICED: [ModelNote; 5] = [
-    ModelNote::modelled("A register is half-width after a write whose values all fit half_width_bits (sign extension above); an ALU instruction whose register sources are all half-width is issued as 16-bit: its reads (and, when the result fits, its write) use the sliced RF (half_width_instructions)."),
+    ModelNote::modelled("A register is half-width after a write whose values all fit half_width_bits (sign extension above); an ALU instruction whose register sources are all half-width is issued as 16-bit: its reads (and, when the result fits, its write) use the sliced RF (half_width_instructions). Any instruction type qualifies: the paper decides by the bits (the ZOD unit checks the 16 MSBs, §5.2) and restricts only composites to integers; a float's bits rarely fit (+0, tiny denormals)."),
     ModelNote::modelled("Two 16-bit instructions whose results fit, of warps of opposite parity of one scheduler, issue in one slot: the second runs on the other half of the datapath (paired_issues)."),
     ModelNote::modelled("A 16-bit guess whose result needs more bits costs one cycle before write-back and a full-width write (width_mispredictions)."),
     ModelNote::assumption("The paired instruction's operands are read with the first's (no bank arbitration of their own, the paper's swapped LSB/MSB placement for odd warps); the other half of the datapath is a pipe with the preset's integer add latency and interval. Parity is a warp's position among its scheduler's warps (slot / schedulers), so presets with several schedulers pair too; the paper splits GT200's one scheduler into odd and even halves."),
@@ -186,12 +187,14 @@ const SLICED: [ModelNote; 5] = [
 ];
 
 /// Notes of `composite`.
-pub const COMPOSITE_NOTES: &[ModelNote] = &[COMPOSITE[0], COMPOSITE[1], COMPOSITE[2], COMMON[0], COMMON[1], COMMON[2]];
+pub const COMPOSITE_NOTES: &[ModelNote] =
+    &[COMPOSITE[0], COMPOSITE[1], COMPOSITE[2], COMMON[0], COMMON[1], COMMON[2], COMMON[3]];
 /// Notes of `scalar-unit`.
-pub const SCALAR_NOTES: &[ModelNote] = &[SCALAR[0], SCALAR[1], SCALAR[2], SCALAR[3], COMMON[0], COMMON[1], COMMON[2]];
+pub const SCALAR_NOTES: &[ModelNote] =
+    &[SCALAR[0], SCALAR[1], SCALAR[2], SCALAR[3], COMMON[0], COMMON[1], COMMON[2], COMMON[3]];
 /// Notes of `sliced`.
 pub const SLICED_NOTES: &[ModelNote] =
-    &[SLICED[0], SLICED[1], SLICED[2], SLICED[3], SLICED[4], COMMON[0], COMMON[1], COMMON[2]];
+    &[SLICED[0], SLICED[1], SLICED[2], SLICED[3], SLICED[4], COMMON[0], COMMON[1], COMMON[2], COMMON[3]];
 /// Notes of `gilani`.
 pub const GILANI_NOTES: &[ModelNote] = &[
     COMPOSITE[0],
@@ -209,5 +212,6 @@ pub const GILANI_NOTES: &[ModelNote] = &[
     COMMON[0],
     COMMON[1],
     COMMON[2],
+    COMMON[3],
     ModelNote::assumption("All three together: a scalar-eligible instruction goes to the scalar unit before the sliced datapath is considered."),
 ];

@@ -26,9 +26,12 @@ use super::{
     CuId, EnergyModel, IssueOutcome, OperandRequest, RegisterFileScheme, SchemeContext, SchemeCounter, SchemeStats,
     StructureStats, WriteRequest,
 };
+use crate::ir::Module;
+use crate::timing::program::Program;
 use crate::timing::program_map::SchemeProgram;
 use crate::timing::sm::hooks::{HookSet, Route, SchemeUnit};
 use crate::timing::stream::values::ValueSummary;
+use crate::timing::summary;
 
 /// What the family counts beyond the baseline.
 #[derive(Clone, Copy, Debug, Default)]
@@ -202,10 +205,10 @@ impl GilaniRegisterFile {
             out.push(Self::counter("width_mispredictions", c.width_mispredictions, "instructions"));
         }
         let v = self.values.counts;
-        out.push(Self::counter("value_instructions", v.value_instructions, "instructions"));
-        out.push(Self::counter("uniform_result_instructions", v.uniform_result_instructions, "instructions"));
-        out.push(Self::counter("written_values", v.written_values, "values"));
-        out.push(Self::counter("half_width_values", v.half_width_values, "values"));
+        out.push(Self::counter(summary::VALUE_INSTRUCTIONS, v.value_instructions, "instructions"));
+        out.push(Self::counter(summary::UNIFORM_RESULT_INSTRUCTIONS, v.uniform_result_instructions, "instructions"));
+        out.push(Self::counter(summary::INTEGER_VALUES, v.integer_values, "values"));
+        out.push(Self::counter(summary::INTEGER_16BIT_VALUES, v.integer_16bit_values, "values"));
         out
     }
 }
@@ -362,5 +365,10 @@ impl RegisterFileScheme for GilaniRegisterFile {
 
     fn on_scheme_program(&mut self, program: &SchemeProgram) {
         self.crf = program.crf.clone();
+        self.values.set_integer(&program.integer_results);
+    }
+
+    fn prepare(&mut self, module: &Module, program: &Program) {
+        self.values.set_integer(&super::gilani_int::integer_results(module, program));
     }
 }

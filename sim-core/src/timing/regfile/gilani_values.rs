@@ -1,7 +1,10 @@
 //! The run-time value state of Gilani's scalar unit and sliced datapath: per warp slot and
 //! register unit, whether its last write was scalar (every executed lane wrote one value) and
 //! half-width (every value fits `bits` signed), set from the functional run's value summaries
-//! (the comparison stage before write-back), and the class of an instruction about to issue.
+//! (the comparison stage before write-back), and the class of an instruction about to issue;
+//! with them the paper's statistics: instructions whose result is uniform (of those that wrote a
+//! summarised register) and integer register values that fit 16 bits (of the integer values
+//! written; which instructions write integers: [`super::gilani_int`]).
 //!
 //! ```text
 //! mov.u32 %r1, 0;          // uniform, 1 signed bit   → %r1 scalar, half-width; Scalar
@@ -20,6 +23,9 @@ use crate::timing::stream::values::ValueSummary;
 
 /// Registers numbered below this are kept in a dense table per warp.
 const DENSE: u32 = 1024;
+
+/// Bits of the 16-bit share statistic (Gilani et al. Fig. 1: values that need 16 bits or fewer).
+pub const STAT_BITS: u32 = 16;
 
 const SCALAR: u8 = 1;
 const HALF: u8 = 2;
@@ -46,10 +52,12 @@ pub struct ValueCounts {
     pub value_instructions: u64,
     /// Of those, instructions whose every written unit was uniform across the executed lanes.
     pub uniform_result_instructions: u64,
-    /// Register units written with a summary.
-    pub written_values: u64,
-    /// Of those, units whose values fit the half width (signed).
-    pub half_width_values: u64,
+    /// Register units written with a summary by an instruction that writes integers
+    /// ([`super::gilani_int`]).
+    pub integer_values: u64,
+    /// Of those, units whose values fit 16 bits signed ([`STAT_BITS`], the paper's figure,
+    /// whatever the sliced datapath's `half_width_bits`).
+    pub integer_16bit_values: u64,
 }
 
 /// Per-warp register flags and the summaries of each warp's next instruction.
@@ -62,6 +70,8 @@ pub struct WarpValues {
     sparse: BTreeMap<(u32, u32), u8>,
     /// Per warp slot: the summaries of the instruction it tries to issue.
     next: Vec<Vec<ValueSummary>>,
+    /// Per static id: whether it writes integers (empty, or an id past the end: integer).
+    integer: Vec<bool>,
     bits: u32,
     /// Statistics so far.
     pub counts: ValueCounts,
@@ -78,9 +88,15 @@ impl WarpValues {
             flags: alloc::vec![Vec::new(); warps as usize],
             sparse: BTreeMap::new(),
             next: alloc::vec![Vec::new(); warps as usize],
+            integer: Vec::new(),
             bits,
             counts: ValueCounts::default(),
         }
+    }
+
+    /// The table of which static ids write integers ([`super::gilani_int::integer_results`]).
+    pub fn set_integer(&mut self, table: &[bool]) {
+        self.integer = table.to_vec();
     }
 
     /// Warp `warp`'s next instruction wrote `values`.
@@ -123,13 +139,15 @@ impl WarpValues {
     /// the statistics count it.
     pub fn commit(&mut self, req: &OperandRequest<'_>) {
         let bits = self.bits;
-        let WarpValues { flags, sparse, next, counts, .. } = self;
+        let WarpValues { flags, sparse, next, counts, integer, .. } = self;
         let values = next.get(req.warp as usize).map(Vec::as_slice).unwrap_or(&[]);
         if !values.is_empty() {
             counts.value_instructions += 1;
             counts.uniform_result_instructions += u64::from(values.iter().all(|v| v.uniform()));
-            counts.written_values += values.len() as u64;
-            counts.half_width_values += values.iter().filter(|v| v.signed_bits() <= bits).count() as u64;
+            if integer.get(req.sid as usize).copied().unwrap_or(true) {
+                counts.integer_values += values.len() as u64;
+                counts.integer_16bit_values += values.iter().filter(|v| v.signed_bits() <= STAT_BITS).count() as u64;
+            }
         }
         let matched = values.len() == req.writes.len();
         let Some(f) = flags.get_mut(req.warp as usize) else { return };

@@ -70,6 +70,7 @@ pub mod finereg;
 pub mod finereg_pcrf;
 pub mod gilani;
 pub mod gilani_file;
+pub mod gilani_int;
 pub mod gilani_values;
 pub mod last_use;
 pub mod live_vectors;

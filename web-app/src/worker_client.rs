@@ -47,12 +47,12 @@ pub fn crashed_message(browser_said: &str) -> String {
     )
 }
 
-/// Start and cancel callbacks for the run worker.
+/// Start and cancel callbacks for the run workers.
 #[derive(Clone, PartialEq)]
 pub struct RunControls {
-    /// Sends a run to a new worker.
+    /// Sends a run to new workers (one per share of the schemes).
     pub start: Callback<RunRequest>,
-    /// Terminates the running worker.
+    /// Terminates every worker of the running run.
     pub cancel: Callback<()>,
 }
 
@@ -62,7 +62,7 @@ type Held = Vec<Option<(web_sys::Worker, wasm_bindgen::closure::Closure<dyn Fn(w
 #[cfg(not(target_arch = "wasm32"))]
 type Held = Vec<Option<()>>;
 
-/// The run worker's controls; `dispatch` receives the run's actions.
+/// The run workers' controls; `dispatch` receives the run's actions.
 #[hook]
 pub fn use_run_worker(dispatch: Callback<Action>) -> RunControls {
     let held: Rc<RefCell<Held>> = use_mut_ref(Vec::new);

@@ -15,6 +15,8 @@ use sim_core::exec::{propose_launch, LaunchSetup, Run, RunOptions};
 use sim_core::gpu::presets;
 use sim_core::ir::Module;
 use sim_core::timing::report::{Outcome, Report};
+use sim_core::timing::summary::{single_use_share, summarise};
+use sim_core::timing::StallCause;
 use sim_core::timing::{Simulation, TimingOptions};
 
 const SCHEMES: [&str; 5] = ["baseline", "demo:spaces=all", "demo-ideal", "demo", "demo:spaces=all,issue=load"];
@@ -25,7 +27,15 @@ const SCHEMES: [&str; 5] = ["baseline", "demo:spaces=all", "demo-ideal", "demo",
 struct Row {
     name: String,
     share: f64,
+    /// Bank conflicts involving a single-use access, over all the baseline's (paper Fig. 2).
+    involved: f64,
     conflicts: f64,
+    /// The baseline's resident CTAs per SM (its limit, or the launch's CTAs over the SMs if
+    /// fewer), bank conflicts per warp instruction and share of scheduler
+    /// cycles stalled on operand collection (why the Ideal gains little or much).
+    ctas: u32,
+    per_inst: f64,
+    oc: f64,
     ipc: [f64; 4],
     energy: [f64; 4],
 }
@@ -49,7 +59,12 @@ fn ratio(new: f64, old: f64) -> f64 {
 /// Runs the four schemes on `module`/`setup` and checks the accounting; the figures.
 fn check(name: &str, module: &Module, setup: &LaunchSetup, gpu: &str, sms: u32) -> Option<Row> {
     let gpu = presets::by_name(gpu).unwrap_or_else(presets::turing_rtx2060);
-    let options = TimingOptions { sms: Some(sms), max_cycles: 50_000_000, ..TimingOptions::default() };
+    let options = TimingOptions {
+        sms: Some(sms),
+        max_cycles: 50_000_000,
+        single_use_attribution: true,
+        ..TimingOptions::default()
+    };
     let reports = Simulation::from_launch(module, setup, &gpu, &SCHEMES, options).and_then(|mut s| s.run_to_end());
     assert!(reports.is_ok(), "{name}: {reports:?}");
     let reports = reports.unwrap_or_default();
@@ -67,6 +82,11 @@ fn check(name: &str, module: &Module, setup: &LaunchSetup, gpu: &str, sms: u32) 
     // The Ideal counts the baseline's single-use accesses it bypasses: one write and one read each.
     let single = (counter(ideal, "single_use_reads"), counter(ideal, "single_use_writes"));
     assert_eq!(single, (counter(all, "direct_operands"), counter(all, "direct_operands")), "{name}: ideal counters");
+    // The baseline's attribution marks exactly the accesses the Ideal bypasses.
+    let marked = (counter(base, "single_use_reads"), counter(base, "single_use_writes"));
+    assert_eq!(marked, single, "{name}: baseline single-use accesses");
+    let attributed = single_use_share(base);
+    assert!(attributed.as_ref().is_some_and(|u| u.bank_conflicts <= base.register_file.bank_conflicts));
     // The paper's SASS: the same instructions; each direct load's value skips one write and one read.
     let folded = counter(split, "direct_operands");
     assert_eq!(main_rf(base) - main_rf(split), 2 * folded, "{name}: issue=load main RF accesses");
@@ -80,6 +100,10 @@ fn check(name: &str, module: &Module, setup: &LaunchSetup, gpu: &str, sms: u32) 
     Some(Row {
         name: name.to_string(),
         share: (main_rf(base) - main_rf(ideal)) as f64 / main_rf(base).max(1) as f64,
+        involved: attributed.map_or(0.0, |u| u.conflict_share),
+        ctas: base.kernels.first().map_or(0, |k| k.ctas_per_sm).min(base.ctas.div_ceil(sms.max(1) as u64) as u32),
+        per_inst: conflicts(base) / base.warp_instructions.max(1) as f64,
+        oc: summarise(base, base.cycles).stall(StallCause::OperandCollection),
         conflicts: if conflicts(base) > 0.0 { 1.0 - conflicts(ideal) / conflicts(base) } else { 0.0 },
         ipc: [
             ratio(work(all), base_ipc),
@@ -109,16 +133,20 @@ fn example(stem: &str) -> Option<(Module, LaunchSetup)> {
 
 fn print(rows: &[Row]) {
     let pct = |x: f64| format!("{:+.1}%", 100.0 * x);
-    eprintln!("kernel | single-use share of RF accesses | conflicts removed (ideal) | IPC demo:all / ideal / demo / load | RF energy demo:all / ideal / demo / load");
+    eprintln!("kernel | single-use share of RF accesses | conflicts involving single-use accesses | conflicts removed (ideal) | IPC demo:all / ideal / demo / load | RF energy demo:all / ideal / demo / load | CTAs/SM | conflicts per warp instr | oc stall");
     let four = |v: &[f64; 4]| v.iter().map(|&x| pct(x)).collect::<Vec<_>>().join(" / ");
     for r in rows {
         eprintln!(
-            "{} | {:.1}% | {:.1}% | {} | {}",
+            "{} | {:.1}% | {:.1}% | {:.1}% | {} | {} | {} | {:.3} | {:.1}%",
             r.name,
             100.0 * r.share,
+            100.0 * r.involved,
             100.0 * r.conflicts,
             four(&r.ipc),
-            four(&r.energy)
+            four(&r.energy),
+            r.ctas,
+            r.per_inst,
+            100.0 * r.oc
         );
     }
     let n = rows.len().max(1) as f64;
@@ -127,12 +155,16 @@ fn print(rows: &[Row]) {
     let energy = [0, 1, 2, 3].map(|i| mean(&|r| r.energy[i]));
     let max = [0, 1, 2, 3].map(|i| rows.iter().map(|r| r.ipc[i]).fold(f64::MIN, f64::max));
     eprintln!(
-        "mean of {} | {:.1}% | {:.1}% | {} | {} (IPC max {})",
+        "mean of {} | {:.1}% | {:.1}% | {:.1}% | {} | {} | {:.1} | {:.3} | {:.1}% (IPC max {})",
         rows.len(),
         100.0 * mean(&|r| r.share),
+        100.0 * mean(&|r| r.involved),
         100.0 * mean(&|r| r.conflicts),
         four(&ipc),
         four(&energy),
+        mean(&|r| f64::from(r.ctas)),
+        mean(&|r| r.per_inst),
+        100.0 * mean(&|r| r.oc),
         four(&max)
     );
 }
@@ -148,6 +180,31 @@ fn demo_removes_exactly_the_folded_accesses() {
     print(&row.into_iter().collect::<Vec<_>>());
 }
 
+/// Single-use attribution only adds the baseline's four counters: with them removed, the report
+/// is the one without the option, bit for bit (timing, accesses, conflicts).
+#[test]
+fn attribution_adds_counters_and_changes_nothing_else() {
+    let Some((module, mut setup)) = example("hotspot") else { return };
+    setup.grid = vec![2, 1, 1];
+    let gpu = presets::turing_rtx2060();
+    let run = |single_use_attribution: bool| {
+        let options = TimingOptions { sms: Some(1), single_use_attribution, ..TimingOptions::default() };
+        let reports = Simulation::from_launch(&module, &setup, &gpu, &["baseline", "demo-ideal"], options)
+            .and_then(|mut s| s.run_to_end());
+        assert!(reports.is_ok(), "{reports:?}");
+        reports.unwrap_or_default()
+    };
+    let (plain, mut marked) = (run(false), run(true));
+    let names: Vec<&str> = marked[0].register_file.scheme.counters.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["single_use_reads", "single_use_writes", "single_use_bank_conflicts", "single_use_waits"]);
+    let share = single_use_share(&marked[0]);
+    assert!(share.is_some_and(|u| u.accesses > 0), "hotspot has single-use values");
+    assert_eq!(single_use_share(&plain[0]), None);
+    marked[0].register_file.scheme.counters.clear();
+    let json = |r: &[Report]| serde_json::to_string(r).unwrap_or_default();
+    assert_eq!(json(&plain), json(&marked), "only the counters differ; demo-ideal is untouched");
+}
+
 /// The corpus kernels of the paper's suites (Rodinia, Parboil, CUDA samples) the executor runs.
 fn suite_kernels() -> Vec<PathBuf> {
     let suites = ["rodinia", "parboil", "cuda-samples", "cuda3.2", "cuda2.2", "sdk"];
@@ -157,19 +214,37 @@ fn suite_kernels() -> Vec<PathBuf> {
         .collect()
 }
 
-fn corpus_rows(files: &[PathBuf], gpu: &str) -> Vec<Row> {
+/// A launch of the corpus: at most `ctas` CTAs of the proposed launch, a `budget` of warp
+/// instructions, at most `per_file` kernels of each file.
+struct Launch {
+    ctas: u32,
+    /// Launch exactly `ctas` CTAs (else at most `ctas` of the proposed grid).
+    exact: bool,
+    budget: u64,
+    per_file: usize,
+}
+
+/// The sweep's launch: at most 8 CTAs over 4 SMs, 200 000 instructions.
+const SMALL: Launch = Launch { ctas: 8, exact: false, budget: 200_000, per_file: usize::MAX };
+
+fn corpus_rows(files: &[PathBuf], gpu: &str, launch: &Launch) -> Vec<Row> {
     let mut rows = Vec::new();
     for path in files {
         let Ok(src) = std::fs::read_to_string(path) else { continue };
         let Ok(module) = sim_core::ptx::compile(&src) else { continue };
+        let mut kernels = 0;
         for kernel in sim_core::exec::plan::kernel_names(&module) {
             let mut setup = propose_launch(&module, &kernel);
-            setup.grid = vec![setup.grid.first().copied().unwrap_or(1).min(8), 1, 1];
-            setup.budget = Some(200_000);
-            if Run::new(&module, &setup, RunOptions::default()).and_then(|mut r| r.run_to_end()).is_err() {
+            let proposed = setup.grid.first().copied().unwrap_or(1);
+            setup.grid = vec![if launch.exact { launch.ctas } else { proposed.min(launch.ctas) }, 1, 1];
+            setup.budget = Some(launch.budget);
+            if kernels >= launch.per_file
+                || Run::new(&module, &setup, RunOptions::default()).and_then(|mut r| r.run_to_end()).is_err()
+            {
                 continue;
             }
-            let name = format!("{}::{kernel}", short(path));
+            kernels += 1;
+            let name = format!("{}::{kernel} ({} CTAs)", short(path), setup.grid[0]);
             rows.extend(check(&name, &module, &setup, gpu, 4));
         }
     }
@@ -191,6 +266,20 @@ fn demo_figures_on_examples_and_suite_kernels() {
         rows.extend(check(stem, &module, &setup, "turing-rtx2060", 30));
     }
     print(&rows);
-    let corpus = corpus_rows(&suite_kernels(), "turing-rtx2060");
+    let corpus = corpus_rows(&suite_kernels(), "turing-rtx2060", &SMALL);
     print(&corpus);
+}
+
+/// Larger launches, where conflicts bind: suite kernels whose conflicts involve single-use
+/// accesses most at the small launch, with 120 CTAs on 4 SMs (30 per SM: every SM full for
+/// several waves) and up to 20 million warp instructions.
+#[test]
+#[ignore = "a sweep for docs/fidelity/demo.md; run it in a release build"]
+fn demo_figures_at_larger_launches() {
+    let picks =
+        ["backprop", "convolutionSeparable", "threadFenceReduction", "particles", "srad", "matrixMul_kernel.ptx"];
+    let files: Vec<PathBuf> =
+        suite_kernels().into_iter().filter(|p| picks.iter().any(|k| p.to_string_lossy().contains(k))).collect();
+    let launch = Launch { ctas: 120, exact: true, budget: 20_000_000, per_file: 2 };
+    print(&corpus_rows(&files, "turing-rtx2060", &launch));
 }

@@ -304,7 +304,7 @@ test('occupancy of the IMGVF-like kernel on Fermi matches the worked check', asy
       assert.match(await chart.locator('svg .y-label').textContent(), /Occupancy \(%/);
       assert.equal(await chart.locator('svg .kernel-point circle').count(), 1);
       assert.match(await chart.locator('svg .kernel-point text').textContent(), /62\.5%$/);
-      assert.match(await chart.locator('a.chart-export').getAttribute('href'), /^data:image\/svg\+xml/);
+      assert.match(await chart.locator('a.chart-download').getAttribute('href'), /^data:image\/svg\+xml/);
       assert.ok((await chart.locator('.chart-table tbody tr').count()) > 1);
     }
     assert.match(await charts.nth(0).locator('.kernel-point text').textContent(), /^29 registers/);

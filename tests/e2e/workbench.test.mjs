@@ -112,6 +112,12 @@ test('two instances of one scheme and the baseline: three columns equal to regla
     const summary = await readSummary(page);
     assert.deepEqual(Object.keys(summary), labels);
     assertSameFigures(summary, nativeRun(labels));
+    // DeMO's potential on the baseline: its single-use memory values equal `reglab run --single-use`'s.
+    const singleUse = page.locator('#single-use tbody tr', { hasText: 'baseline' });
+    assert.equal(await singleUse.count(), 1);
+    const native = JSON.parse(reglab(['run', PTX, '--launch', LAUNCH, '--gpu', GPU, '--single-use', '--json']));
+    const accesses = native.summary.rows[0].single_use.accesses;
+    assert.match(await singleUse.locator('td').first().textContent(), new RegExp(`\\(${accesses.toLocaleString('en-US')} accesses\\)`));
     // The speed-up is over the baseline; choosing another reference changes it without a run.
     assert.match(await page.locator('#chart-speedup .chart-title').textContent(), /vs baseline/);
     await page.selectOption('#reference-select', 'rfc-ob');
@@ -282,7 +288,7 @@ test('exports download and parse; screenshots at 1366×768 and 1920×1080', asyn
     assert.equal(png.subarray(1, 4).toString('latin1'), 'PNG');
     assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], viewBox.map((v) => Math.round(2 * v)));
     const occupancyPng = page.waitForEvent('download');
-    await page.locator('.chart-export-png').first().click();
+    await page.locator('#occupancy .chart-download-png').first().click();
     const occ = readFileSync(await (await occupancyPng).path());
     assert.equal(occ.subarray(1, 4).toString('latin1'), 'PNG');
     // Charts take keyboard focus.

@@ -1,6 +1,6 @@
 //! Running a timing file test: `tests/cases/timing/<name>.ptx` starts with `// run: timing`, carries
 //! a `// launch: {…}` line (the executor's launch format) and a
-//! `// timing: PRESET [sms=N] [schemes=a,b | schemes=a:x=1,y=2;b] [scheme=NAME:k=v,k=v]… [registers=N]`
+//! `// timing: PRESET [sms=N] [schemes=a,b | schemes=a:x=1,y=2;b] [scheme=NAME:k=v,k=v]… [registers=N] [single_use=true]`
 //! line; the key figures of each scheme's
 //! report, as text, must equal `<name>.expected` (`tests/file_tests.rs`).
 //!
@@ -35,6 +35,8 @@ pub fn timing_header(src: &str) -> Result<(String, TimingOptions, Vec<String>), 
         let (k, v) = w.split_once('=').ok_or_else(|| format!("bad header word {w}"))?;
         match k {
             "sms" => options.sms = Some(v.parse().map_err(|_| format!("bad sms {v}"))?),
+            // DeMO's baseline measurements (`single_use=true`: TimingOptions::single_use_attribution).
+            "single_use" => options.single_use_attribution = v == "true",
             "registers" => options.registers_per_thread = Some(v.parse().map_err(|_| format!("bad registers {v}"))?),
             // `;` separates schemes when a spec has several parameters (`a:x=1,y=2;b`).
             "schemes" => schemes = v.split(if v.contains(';') { ';' } else { ',' }).map(String::from).collect(),

@@ -216,6 +216,7 @@ fn workspace() -> Html {
                         kernel={state.kernel.clone()}
                         kernel_stale={kernel_stale}
                         readonly={embed.readonly}
+                        run={match &state.lab.run { crate::lab::RunStatus::Done(o) => Some(o.clone()), _ => None }}
                     />
                     { editor_status(&state, &dispatch) }
                 </section>

@@ -53,7 +53,7 @@ impl HostTiming {
         format!(
             "Simulated {} warp-instructions in {} of host time — timing model {} warp-instructions \
              per host second, functional executor {} warp-instructions per host second.",
-            crate::components::occupancy::format_bytes_exact(self.timing_warp_instructions),
+            crate::components::chart::format::grouped(self.timing_warp_instructions),
             format_seconds(self.total_ms),
             per_second(self.timing_model_rate()),
             per_second(self.executor_rate()),

@@ -351,7 +351,7 @@ mod tests {
         assert_eq!(lab.schemes, vec!["baseline", "no-bank-conflicts", "2x-registers"]);
         let run = lab.reduce(LabAction::RunStarted(7), src);
         assert!(run.running());
-        let p = RunProgress { fraction: 0.5, warp_instructions: 10, cycles: 100 };
+        let p = RunProgress { fraction: 0.5, warp_instructions: 10, cycles: 100, tuning: None };
         assert_eq!(run.reduce(LabAction::RunProgress(7, p), src).run, RunStatus::Running(p));
         assert_eq!(run.reduce(LabAction::RunProgress(6, p), src).run, run.run);
         let part =

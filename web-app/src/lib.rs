@@ -7,16 +7,16 @@
 //!        ├─ Header + ExamplesPicker   (components/header.rs, components/examples_picker.rs)
 //!        ├─ KernelPicker + Editor     (components/editor.rs + listing.rs: live registers per line)
 //!        ├─ Results                   (components/results.rs + pressure.rs; data from model/)
-//!        ├─ OccupancyPanel            (components/occupancy.rs + occupancy_inputs.rs + chart.rs)
+//!        ├─ OccupancyPanel            (components/occupancy.rs + occupancy_inputs.rs + occupancy_charts.rs)
 //!        └─ LabArea                   (components/lab_area.rs: launch editor, run panel, results
 //!             charts; state in lab.rs + launch_model.rs; runs in the Web Worker of
-//!             worker_main.rs via worker_client.rs and run_job.rs; charts in components/charts/)
+//!             worker_main.rs via worker_client.rs and run_job.rs; every chart in components/chart/)
 //! ```
 //!
 //! Where things live: [`model`] is the only module that calls `sim-core` (front end, analyses,
 //! occupancy calculator); [`host_timing`] measures a run's host time and throughput (never part
-//! of a report); [`highlight`] turns the lexer's classes into editor markup; [`chart`]
-//! draws line charts as SVG text (shown and exported alike); [`settings`] holds the user's kernel,
+//! of a report); [`highlight`] turns the lexer's classes into editor markup; `components/chart/` is the one
+//! chart family (SVG text shown and exported alike, ticks, legend, number formatter); [`settings`] holds the user's kernel,
 //! GPU and launch choices; [`storage`] keeps text and settings in local storage; [`examples`] holds
 //! the bundled kernels (embedded at build time by `build.rs`).
 //!
@@ -26,11 +26,9 @@
 //! is the browser glue (location, history, clipboard); the buttons are `components/share_bar.rs`.
 
 pub mod app;
-pub mod chart;
 pub mod components;
 pub mod examples;
 pub mod export;
-pub mod export_png;
 pub mod highlight;
 pub mod host_timing;
 pub mod lab;

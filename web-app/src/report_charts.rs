@@ -2,12 +2,13 @@
 //! (`sim_core::timing::summary`, the vocabulary the CLI and the CSV use too): IPC, speed-up over the
 //! chosen reference, stall breakdown, register-file traffic, energy by structure, reads per value,
 //! producer→consumer distance, occupancy over time. Pure functions, tested natively. A scheme is
-//! drawn in the colour of its position in the run (`BarData::category_colours`), in every chart.
+//! drawn in the colour of its position in the run (`BarData::category_colours`, the `colour` of
+//! a scheme's line), in every chart.
 
 use sim_core::timing::summary::Comparison;
 use sim_core::timing::{Report, StallCause};
 
-use crate::components::charts::{BarData, LineData, LineSeries, Series};
+use crate::components::chart::{BarData, LineData, LineSeries, Series};
 
 fn schemes(cmp: &Comparison) -> Vec<String> {
     cmp.rows.iter().map(|r| r.scheme.clone()).collect()
@@ -19,15 +20,13 @@ fn bars(cmp: &Comparison, series: Vec<Series>, y_label: &str) -> BarData {
         series,
         x_label: "Register-file scheme".into(),
         y_label: y_label.into(),
-        stacked: false,
-        y_max: None,
-        category_colours: false,
+        ..BarData::default()
     }
 }
 
 /// One bar per scheme, each in its scheme's colour.
 fn per_scheme(cmp: &Comparison, name: &str, values: Vec<f64>, y_label: &str) -> BarData {
-    BarData { category_colours: true, ..bars(cmp, vec![Series { name: name.into(), values }], y_label) }
+    BarData { category_colours: true, ..bars(cmp, vec![Series { name: name.into(), values, colour: 0 }], y_label) }
 }
 
 /// Warp-instructions per cycle per scheme.
@@ -51,9 +50,11 @@ pub fn stalls(cmp: &Comparison) -> BarData {
     let series = cmp
         .stall_causes()
         .into_iter()
-        .map(|cause: StallCause| Series {
+        .enumerate()
+        .map(|(colour, cause): (usize, StallCause)| Series {
             name: cause.label().into(),
             values: cmp.rows.iter().map(|r| 100.0 * r.stall(cause)).collect(),
+            colour,
         })
         .collect();
     BarData { stacked: true, y_max: Some(100.0), ..bars(cmp, series, "% of scheduler cycles") }
@@ -63,9 +64,9 @@ pub fn stalls(cmp: &Comparison) -> BarData {
 pub fn register_file(cmp: &Comparison) -> BarData {
     let pick = |f: fn(&sim_core::timing::summary::SchemeSummary) -> u64| cmp.rows.iter().map(|r| f(r) as f64).collect();
     let series = vec![
-        Series { name: "reads".into(), values: pick(|r| r.rf_reads) },
-        Series { name: "writes".into(), values: pick(|r| r.rf_writes) },
-        Series { name: "bank conflicts".into(), values: pick(|r| r.bank_conflicts) },
+        Series { name: "reads".into(), values: pick(|r| r.rf_reads), colour: 0 },
+        Series { name: "writes".into(), values: pick(|r| r.rf_writes), colour: 1 },
+        Series { name: "bank conflicts".into(), values: pick(|r| r.bank_conflicts), colour: 2 },
     ];
     bars(cmp, series, "warp-register accesses")
 }
@@ -75,31 +76,33 @@ pub fn energy_by_structure(cmp: &Comparison) -> BarData {
     let series = cmp
         .structure_names()
         .into_iter()
-        .map(|name| {
+        .enumerate()
+        .map(|(colour, name)| {
             let values = cmp
                 .rows
                 .iter()
                 .map(|r| r.structures.iter().find(|s| s.name == name).map_or(0.0, |s| s.energy_nj))
                 .collect();
-            Series { name, values }
+            Series { name, values, colour }
         })
         .collect();
     BarData { stacked: true, ..bars(cmp, series, "register-file energy (nJ)") }
 }
 
-/// Runs with the same value statistics drawn once: `(names joined, report)` per distinct figure.
-fn distinct_values(reports: &[Report]) -> Vec<(String, &Report)> {
-    let mut groups: Vec<(Vec<&str>, &Report)> = Vec::new();
-    for r in reports {
-        match groups.iter_mut().find(|(_, g)| g.values == r.values) {
-            Some((names, _)) => names.push(&r.scheme),
-            None => groups.push((vec![r.scheme.as_str()], r)),
+/// Runs with the same value statistics drawn once: `(names joined, colour, report)` per distinct
+/// figure, in the colour of its first scheme.
+fn distinct_values(reports: &[Report]) -> Vec<(String, usize, &Report)> {
+    let mut groups: Vec<(Vec<&str>, usize, &Report)> = Vec::new();
+    for (i, r) in reports.iter().enumerate() {
+        match groups.iter_mut().find(|(_, _, g)| g.values == r.values) {
+            Some((names, _, _)) => names.push(&r.scheme),
+            None => groups.push((vec![r.scheme.as_str()], i, r)),
         }
     }
     if groups.len() == 1 && reports.len() > 1 {
-        return groups.into_iter().map(|(_, r)| ("every scheme".to_owned(), r)).collect();
+        return groups.into_iter().map(|(_, c, r)| ("every scheme".to_owned(), c, r)).collect();
     }
-    groups.into_iter().map(|(names, r)| (names.join(", "), r)).collect()
+    groups.into_iter().map(|(names, c, r)| (names.join(", "), c, r)).collect()
 }
 
 /// Produced values by number of reads, % of values (one series per distinct figure: the
@@ -108,11 +111,11 @@ pub fn reads_per_value(reports: &[Report]) -> BarData {
     let buckets = ["0 reads", "1 read", "2 reads", "> 2 reads"];
     let series = distinct_values(reports)
         .into_iter()
-        .map(|(name, r)| {
+        .map(|(name, colour, r)| {
             let h = &r.values.reads_per_value;
             let total = h.total().max(1) as f64;
             let values = [h.zero, h.one, h.two, h.more_than_two].iter().map(|&n| 100.0 * n as f64 / total).collect();
-            Series { name, values }
+            Series { name, values, colour }
         })
         .collect();
     BarData {
@@ -120,9 +123,8 @@ pub fn reads_per_value(reports: &[Report]) -> BarData {
         series,
         x_label: "Reads of a produced value".into(),
         y_label: "% of values".into(),
-        stacked: false,
         y_max: Some(100.0),
-        category_colours: false,
+        ..BarData::default()
     }
 }
 
@@ -131,8 +133,10 @@ pub fn reads_per_value(reports: &[Report]) -> BarData {
 pub fn distance_cdf(reports: &[Report]) -> LineData {
     let series = distinct_values(reports)
         .into_iter()
-        .map(|(name, r)| LineSeries {
+        .map(|(name, colour, r)| LineSeries {
             name,
+            colour,
+            dashed: false,
             points: r
                 .values
                 .distance_cdf
@@ -146,7 +150,7 @@ pub fn distance_cdf(reports: &[Report]) -> LineData {
         x_label: "producer→consumer distance (instructions of the warp)".into(),
         y_label: "% of reads at or below".into(),
         y_max: Some(100.0),
-        log_x: false,
+        ..LineData::default()
     }
 }
 
@@ -154,8 +158,11 @@ pub fn distance_cdf(reports: &[Report]) -> LineData {
 pub fn occupancy(reports: &[Report]) -> LineData {
     let series = reports
         .iter()
-        .map(|r| LineSeries {
+        .enumerate()
+        .map(|(colour, r)| LineSeries {
             name: r.scheme.clone(),
+            colour,
+            dashed: false,
             points: r
                 .occupancy_over_time
                 .samples
@@ -169,6 +176,6 @@ pub fn occupancy(reports: &[Report]) -> LineData {
         x_label: "core cycle".into(),
         y_label: "achieved occupancy (%)".into(),
         y_max: Some(100.0),
-        log_x: false,
+        ..LineData::default()
     }
 }

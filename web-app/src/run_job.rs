@@ -14,11 +14,12 @@
 //! (`host_timing.rs`) is not, which is why it travels next to them and never inside.
 
 use serde::{Deserialize, Serialize};
+use sim_core::exec::float_tuning::TuningStep;
 use sim_core::exec::LaunchSetup;
 use sim_core::gpu::GpuConfig;
 use sim_core::timing::error::SourceError;
 use sim_core::timing::stream::exec_source::{ExecSource, SourceOptions};
-use sim_core::timing::{Program, Report, SchemeSpec, Simulation, TimingError, TimingOptions};
+use sim_core::timing::{Program, Report, SchemeLaunch, SchemeSpec, Simulation, TimingError, TimingOptions};
 
 use crate::host_timing::{now_ms, HostTiming};
 use sim_core::timing::stream::timed_source::TimedSource;
@@ -62,6 +63,10 @@ pub struct RunProgress {
     pub warp_instructions: u64,
     /// Core cycles simulated so far (the furthest scheme).
     pub cycles: u64,
+    /// While `compression`'s precision tuning searches (before the simulation starts): its
+    /// functional runs made and the most it can make ("tuning: run k of N").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tuning: Option<TuningStep>,
 }
 
 /// Why a run gave no reports.
@@ -165,6 +170,9 @@ pub fn execute(req: &RunRequest, mut progress: impl FnMut(RunProgress)) -> Resul
     let options = TimingOptions {
         sample_interval_cycles: SAMPLE_INTERVAL_CYCLES,
         registers_per_thread: req.registers_per_thread,
+        // DeMO's potential on every baseline (issue 26): the single-use memory values' accesses
+        // and the bank conflicts they are involved in, shown before the user picks DeMO.
+        single_use_attribution: req.schemes.iter().any(|s| s.scheme == "baseline"),
         ..TimingOptions::default()
     };
     let program = Program::decode_for(&module, gpu, &options).map_err(|m| from_timing(TimingError::Internal(m)))?;
@@ -174,9 +182,20 @@ pub fn execute(req: &RunRequest, mut progress: impl FnMut(RunProgress)) -> Resul
         .map_err(|e| from_timing(TimingError::Source(e.into())))?;
     let (source, executor) = TimedSource::new(source, now_ms);
     let start = now_ms();
-    let mut sim =
-        Simulation::from_module_source_launch(&module, program, Box::new(source), gpu, &req.schemes, options, launch)
-            .map_err(from_timing)?;
+    // Precision tuning (`compression`) runs while the simulation is built: its steps are the
+    // progress until then; Cancel terminates the worker, between two steps or in one.
+    let mut tuning = |t: TuningStep| progress(RunProgress { tuning: Some(t), ..RunProgress::default() });
+    let scheme_launch = SchemeLaunch { setup: launch, tuning_progress: Some(&mut tuning) };
+    let mut sim = Simulation::from_module_source_launch_progress(
+        &module,
+        program,
+        Box::new(source),
+        gpu,
+        &req.schemes,
+        options,
+        scheme_launch,
+    )
+    .map_err(from_timing)?;
     let mut compute_ms = now_ms() - start;
     loop {
         let chunk = now_ms();
@@ -190,6 +209,7 @@ pub fn execute(req: &RunRequest, mut progress: impl FnMut(RunProgress)) -> Resul
             fraction: p.done_fraction,
             warp_instructions: reports.iter().map(|r| r.warp_instructions).sum(),
             cycles: reports.iter().map(|r| r.cycles).max().unwrap_or(0),
+            tuning: None,
         });
     }
     let mut reports = sim.reports();

@@ -91,7 +91,8 @@ impl Pool {
     }
 
     /// Worker `w` advanced to `p`; returns the whole run's progress (the mean of the schemes'
-    /// fractions, warp-instructions summed, cycles of the furthest worker).
+    /// fractions, warp-instructions summed, cycles of the furthest worker, the first worker's
+    /// precision tuning step while one tunes).
     pub fn progress(&mut self, w: usize, p: RunProgress) -> RunProgress {
         if let (Some(slot), Some(share)) = (self.progress.get_mut(w), self.shares.get(w)) {
             *slot = p;
@@ -110,6 +111,8 @@ impl Pool {
             fraction: self.partial.fractions.iter().sum::<f64>() / n,
             warp_instructions: self.progress.iter().map(|p| p.warp_instructions).sum(),
             cycles: self.progress.iter().map(|p| p.cycles).max().unwrap_or(0),
+            // A worker still tuning precision (`compression`) says how far it is.
+            tuning: self.progress.iter().find_map(|p| p.tuning),
         }
     }
 

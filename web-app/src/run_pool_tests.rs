@@ -84,8 +84,8 @@ fn progress_is_per_scheme_and_reports_arrive_per_worker() {
 fn the_whole_progress_is_the_mean_of_the_schemes() {
     let mut pool = Pool::new(shares(3, 2), 3);
     // Worker 0 holds schemes 0 and 2, worker 1 scheme 1: (0.5 + 0.2 + 0.5) / 3 = 0.4.
-    pool.progress(0, RunProgress { fraction: 0.5, warp_instructions: 100, cycles: 40 });
-    let p = pool.progress(1, RunProgress { fraction: 0.2, warp_instructions: 30, cycles: 90 });
+    pool.progress(0, RunProgress { fraction: 0.5, warp_instructions: 100, cycles: 40, tuning: None });
+    let p = pool.progress(1, RunProgress { fraction: 0.2, warp_instructions: 30, cycles: 90, tuning: None });
     assert!((p.fraction - 0.4).abs() < 1e-12, "{p:?}");
     assert_eq!((p.warp_instructions, p.cycles), (130, 90));
     assert_eq!(pool.partial().workers, 2);

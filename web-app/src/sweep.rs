@@ -15,7 +15,8 @@
 use sim_core::timing::sweep_values::values_of;
 use sim_core::timing::{Report, SchemeSpec};
 
-use crate::components::charts::{LineData, LineSeries};
+use crate::components::chart::axes::Spacing;
+use crate::components::chart::{LineData, LineSeries};
 
 /// A sweep: the instance swept, the parameter, its values and the reference point.
 #[derive(Clone, Debug, PartialEq)]
@@ -79,7 +80,7 @@ impl SweepPlan {
     /// skipping points without one.
     fn line(&self, reports: &[Option<&Report>], name: &str, y: impl Fn(&Report) -> Option<f64>) -> LineSeries {
         let points = reports.iter().enumerate().filter_map(|(i, r)| r.and_then(&y).map(|v| (self.x(i), v))).collect();
-        LineSeries { name: name.to_owned(), points }
+        LineSeries { name: name.to_owned(), points, ..LineSeries::default() }
     }
 
     /// The points' labels (`rfc-ob:rfc_entries=2`, …), as the reports name them.
@@ -99,9 +100,16 @@ impl SweepPlan {
         let p = &self.param;
         let reference =
             reports.get(self.reference).copied().flatten().map_or(0.0, |r| r.ipc.warp_instructions_per_cycle);
-        let log_x = self.geometric();
+        let x_spacing = if self.geometric() { Spacing::Log2 } else { Spacing::Decimal };
         let chart = |id, title: &str, y_label: &str, y_max, series: LineSeries| {
-            let data = LineData { series: vec![series], x_label: p.clone(), y_label: y_label.into(), y_max, log_x };
+            let data = LineData {
+                series: vec![series],
+                x_label: p.clone(),
+                y_label: y_label.into(),
+                y_max,
+                x_spacing,
+                ..LineData::default()
+            };
             (id, format!("{title} vs {p}"), data)
         };
         let mut out = vec![

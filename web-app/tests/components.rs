@@ -43,6 +43,7 @@ async fn editor_renders_gutter_overlay_and_diagnostic_marker() {
         kernel: Rc::default(),
         kernel_stale: false,
         readonly: false,
+        run: None,
     };
     yew::Renderer::<Editor>::with_root_and_props(root.clone(), props).render();
     yew::scheduler::flush().await;
@@ -79,6 +80,7 @@ async fn editor_reports_edits() {
         kernel: Rc::default(),
         kernel_stale: false,
         readonly: false,
+        run: None,
     };
     yew::Renderer::<Editor>::with_root_and_props(root.clone(), props).render();
     yew::scheduler::flush().await;

@@ -15,13 +15,13 @@ use std::rc::Rc;
 
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
-use web_app::components::charts::{bar_chart, BarData, Chart, ChartProps, Series};
+use web_app::components::chart::{BarData, Chart, ChartProps, ChartSpec, Plot, Series};
 use web_app::components::launch_editor::LaunchEditorProps;
 use web_app::components::LaunchEditor;
 use web_app::lab::{LabAction, LabState};
 use web_app::launch_model::LaunchEdit;
 use web_sys::HtmlInputElement;
-use yew::{AttrValue, Callback};
+use yew::Callback;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -31,31 +31,23 @@ use common::mount_point;
 fn data() -> BarData {
     BarData {
         categories: vec!["baseline".into(), "no-bank-conflicts".into()],
-        series: vec![Series { name: "IPC".into(), values: vec![1.5, 2.0] }],
+        series: vec![Series { name: "IPC".into(), values: vec![1.5, 2.0], colour: 0 }],
         x_label: "Register-file scheme".into(),
         y_label: "warp-instructions / cycle".into(),
-        stacked: false,
-        y_max: None,
         category_colours: true,
+        ..BarData::default()
     }
 }
 
 #[wasm_bindgen_test]
 async fn a_bar_chart_has_title_axes_bars_and_a_table() {
     let root = mount_point();
-    let d = data();
-    let props = ChartProps {
-        title: AttrValue::from("IPC"),
-        id: AttrValue::from("ipc"),
-        body: bar_chart(&d),
-        table: d.table(),
-        frame: d.frame(),
-        note: None,
-    };
+    let props = ChartProps { spec: Rc::new(ChartSpec::new("ipc", "IPC", Plot::Bars(data()))) };
     yew::Renderer::<Chart>::with_root_and_props(root.clone(), props).render();
     yew::scheduler::flush().await;
     let svg = root.query_selector("svg[role=img]").unwrap().unwrap();
-    assert_eq!(svg.get_attribute("aria-label").as_deref(), Some("IPC"));
+    assert_eq!(svg.get_attribute("aria-labelledby").as_deref(), Some("chart-ipc-title chart-ipc-desc"));
+    assert_eq!(root.query_selector("#chart-ipc .chart-title").unwrap().unwrap().text_content().as_deref(), Some("IPC"));
     assert_eq!(svg.query_selector_all(".bars rect").unwrap().length(), 2);
     let text = svg.text_content().unwrap_or_default();
     assert!(text.contains("warp-instructions / cycle") && text.contains("Register-file scheme"), "{text}");

@@ -16,8 +16,7 @@ use std::rc::Rc;
 
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
-use web_app::chart::{ChartSpec, Marker};
-use web_app::components::chart::ChartProps;
+use web_app::components::chart::{ChartProps, ChartSpec, LineData, LineSeries, Marker, Plot, Table};
 use web_app::components::editor::EditorProps;
 use web_app::components::kernel_picker::KernelPickerProps;
 use web_app::components::occupancy::OccupancyPanelProps;
@@ -36,55 +35,65 @@ mod common;
 use common::{count, mount_point, query, text};
 
 fn spec() -> ChartSpec {
-    ChartSpec {
-        id: "test-chart".into(),
-        title: "Occupancy vs registers per thread".into(),
+    let data = LineData {
+        series: vec![LineSeries {
+            name: "Occupancy".into(),
+            points: vec![(1.0, 100.0), (32.0, 100.0), (33.0, 75.0), (64.0, 50.0)],
+            ..LineSeries::default()
+        }],
         x_label: "Registers per thread (32-bit)".into(),
         y_label: "Occupancy (% of max warps per SM)".into(),
-        points: vec![(1.0, 100.0), (32.0, 100.0), (33.0, 75.0), (64.0, 50.0)],
-        x_range: (0.0, 64.0),
-        y_range: (0.0, 100.0),
+        y_max: Some(100.0),
+        x_max: Some(64.0),
         step: true,
-        x_binary: false,
         marker: Some(Marker { x: 40.0, y: 75.0, label: "40 registers: 75.0% <&>".into() }),
-        description: "A test chart.".into(),
+        ..LineData::default()
+    };
+    let table = Table {
+        headers: ["Registers", "Blocks per SM", "Warps per SM", "Occupancy"].map(str::to_owned).to_vec(),
+        rows: vec![vec!["1–32".into(), "2".into(), "48".into(), "100.0%".into()]],
+    };
+    ChartSpec {
+        table: Some(table),
+        ..ChartSpec::new("registers", "Occupancy vs registers per thread", Plot::Lines(data)).with_note("A test chart.")
     }
 }
 
 #[wasm_bindgen_test]
 async fn a_chart_has_title_axes_ticks_point_export_and_table() {
     let root = mount_point();
-    let props = ChartProps {
-        spec: Rc::new(spec()),
-        columns: vec!["Registers".into(), "Blocks per SM".into(), "Warps per SM".into(), "Occupancy".into()],
-        rows: Rc::new(vec![vec!["1–32".into(), "2".into(), "48".into(), "100.0%".into()]]),
-        file_name: "registers.svg".into(),
-    };
+    let props = ChartProps { spec: Rc::new(spec()) };
     yew::Renderer::<Chart>::with_root_and_props(root.clone(), props).render();
     yew::scheduler::flush().await;
 
-    let svg = query(&root, "figure#test-chart svg");
+    let svg = query(&root, "figure#chart-registers svg");
     assert_eq!(svg.namespace_uri().as_deref(), Some("http://www.w3.org/2000/svg"));
     assert_eq!(svg.get_attribute("role").as_deref(), Some("img"));
-    assert_eq!(svg.get_attribute("aria-labelledby").as_deref(), Some("test-chart-title test-chart-desc"));
+    assert_eq!(svg.get_attribute("tabindex").as_deref(), Some("0"));
+    assert_eq!(svg.get_attribute("aria-labelledby").as_deref(), Some("chart-registers-title chart-registers-desc"));
     assert_eq!(text(&root, "svg title"), "Occupancy vs registers per thread");
+    assert_eq!(text(&root, "svg .chart-title"), "Occupancy vs registers per thread");
+    assert_eq!(text(&root, "svg desc"), "A test chart.");
     assert_eq!(text(&root, "svg .x-label"), "Registers per thread (32-bit)");
     assert_eq!(text(&root, "svg .y-label"), "Occupancy (% of max warps per SM)");
+    // 0, 25, 50, 75, 100.
     assert_eq!(count(&root, "svg .y-ticks text"), 5);
     assert!(count(&root, "svg .x-ticks text") >= 4);
     assert_eq!(text(&root, "svg .y-ticks text"), "0");
-    assert!(query(&root, "svg path.series").get_attribute("d").unwrap().starts_with('M'));
+    assert_eq!(count(&root, "svg polyline.series"), 1);
+    assert_eq!(count(&root, "svg .legend"), 0);
     assert_eq!(count(&root, "svg .kernel-point circle"), 1);
     assert_eq!(text(&root, "svg .kernel-point text"), "40 registers: 75.0% <&>");
 
-    let link = query(&root, "a.chart-export");
-    assert_eq!(link.get_attribute("download").as_deref(), Some("registers.svg"));
+    let link = query(&root, "a.chart-download");
+    assert_eq!(link.get_attribute("download").as_deref(), Some("reglab-registers.svg"));
     let href = link.get_attribute("href").unwrap();
     assert!(href.starts_with("data:image/svg+xml;charset=utf-8,%3Csvg"), "{href}");
     // The download is exactly the markup shown.
     let decoded = js_sys_decode(&href["data:image/svg+xml;charset=utf-8,".len()..]);
-    assert_eq!(decoded, web_app::chart::svg(&spec()));
+    assert_eq!(decoded, spec().svg());
     assert_eq!(svg.parent_element().unwrap().child_element_count(), 1);
+    assert_eq!(count(&root, "button.chart-download-png"), 1);
 
     assert_eq!(text(&root, "details.chart-table summary"), "Data table");
     assert_eq!(count(&root, "details.chart-table thead th"), 4);
@@ -112,6 +121,7 @@ async fn the_editor_shows_live_registers_beside_the_lines() {
         kernel: kernel.clone(),
         kernel_stale: false,
         readonly: false,
+        run: None,
     };
     yew::Renderer::<Editor>::with_root_and_props(root.clone(), props).render();
     yew::scheduler::flush().await;

@@ -1,5 +1,5 @@
 //! `reglab run FILE.ptx --launch L.json --gpu PRESET [--scheme S]... [--scheme-file F.json]
-//! [--sms N] [--virtual-banks] [--json]`: runs the kernel functionally once and replays its instruction streams
+//! [--sms N] [--virtual-banks] [--single-use] [--json]`: runs the kernel functionally once and replays its instruction streams
 //! through the cycle-level timing model under each register-file scheme, side by side. A scheme
 //! is `NAME` or `NAME:key=value,key=value` (`reglab schemes` lists the parameters); the file is a
 //! JSON list of `{"scheme": NAME, "params": {key: value}}`, run after the `--scheme` ones. The
@@ -90,6 +90,10 @@ pub struct SimFlags {
     /// allocator assigns (the default, as real banks hold allocated registers).
     #[arg(long)]
     pub virtual_banks: bool,
+    /// DeMO's baseline measurements: the baseline counts the register-file accesses of
+    /// single-use memory values and the bank conflicts they are involved in (paper Fig. 1, 2).
+    #[arg(long)]
+    pub single_use: bool,
 }
 
 impl SimFlags {
@@ -103,6 +107,7 @@ impl SimFlags {
             sms: self.sms,
             registers_per_thread: self.registers.or(registers),
             virtual_register_banks: self.virtual_banks,
+            single_use_attribution: self.single_use,
             ..TimingOptions::default()
         };
         if let Some(c) = self.max_cycles {
@@ -301,6 +306,17 @@ fn print_table(reports: &[Report], reference: Option<&str>) {
                 v.redundant_of,
                 100.0 * v.integer_16bit,
                 v.integer_values
+            );
+        }
+        if let Some(u) = &row.single_use {
+            println!(
+                "single-use memory values {}: {} RF accesses ({:.1}% of all; paper ~26%), involved in {} bank conflicts ({:.1}% of all; paper > 25%), waited {} request cycles",
+                row.scheme,
+                u.accesses,
+                100.0 * u.access_share,
+                u.bank_conflicts,
+                100.0 * u.conflict_share,
+                u.waits
             );
         }
     }

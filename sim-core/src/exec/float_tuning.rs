@@ -153,6 +153,16 @@ fn candidates(module: &Module, setup: &LaunchSetup) -> Result<(Vec<(u32, u32)>, 
     Ok((order.into_iter().map(|(k, _)| k).collect(), reference))
 }
 
+/// Where a search stands: `run` functional runs made, of at most `of` (the run cap, or one
+/// reference run plus a trial per narrower format of every candidate when that is fewer).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TuningStep {
+    /// Functional runs made so far, the reference included.
+    pub run: u32,
+    /// The most runs the search can make.
+    pub of: u32,
+}
+
 /// The greedy search on `setup` under `metric`, with at most `max_runs` functional runs.
 pub fn tune(
     module: &Module,
@@ -160,7 +170,24 @@ pub fn tune(
     metric: QualityMetric,
     max_runs: u32,
 ) -> Result<TuningResult, ExecError> {
+    tune_with_progress(module, setup, metric, max_runs, &mut |_| {})
+}
+
+/// As [`tune`], telling `progress` before the reference run and after every functional run
+/// (the app shows "tuning: run k of N" and can stop the search between two calls).
+pub fn tune_with_progress(
+    module: &Module,
+    setup: &LaunchSetup,
+    metric: QualityMetric,
+    max_runs: u32,
+    progress: &mut dyn FnMut(TuningStep),
+) -> Result<TuningResult, ExecError> {
+    progress(TuningStep { run: 0, of: max_runs });
     let (regs, reference) = candidates(module, setup)?;
+    let full = FloatFormat { bits: 32, exponent: 8, mantissa: 23 };
+    let steps = core::iter::successors(full.narrower(), |f| f.narrower()).count();
+    let of = max_runs.min(u32::try_from(1 + steps * regs.len()).unwrap_or(u32::MAX));
+    progress(TuningStep { run: 1, of });
     let mut res = TuningResult { runs: 1, candidates: regs.len() as u32, ..TuningResult::default() };
     let within = |got: &BTreeMap<usize, Vec<Value>>| -> (bool, f64) {
         match metric {
@@ -182,6 +209,7 @@ pub fn tune(
             trial.insert(reg, next.bits);
             let got = outputs(module, setup, &trial)?;
             res.runs += 1;
+            progress(TuningStep { run: res.runs, of });
             let (ok, d) = within(&got);
             if !ok {
                 break;

@@ -132,6 +132,15 @@ impl ChipRun {
         self.sms.prepare(module, program);
     }
 
+    /// Turns on single-use attribution in every SM's scheme
+    /// ([`crate::timing::regfile::RegisterFileScheme::attribute_single_use`]); `marks` are of the
+    /// shared program, so a run timed on its own program is left alone.
+    pub fn attribute_single_use(&mut self, marks: &Rc<crate::timing::regfile::demo_marks::SingleUseMarks>) {
+        if self.own.is_none() {
+            self.sms.attribute_single_use(marks);
+        }
+    }
+
     /// Makes this run number `run` among those sharing the feed (the store of pieces tells
     /// their takes apart).
     pub fn set_stream_run(&mut self, run: usize) {
@@ -312,6 +321,7 @@ impl ChipRun {
             cta_park_requests: residency.parks,
             residency,
             notices: feed.notices(),
+            slice_map: self.own.as_ref().and_then(|p| p.slice_map.clone()),
             config: self.scheme.echo(),
         }
     }

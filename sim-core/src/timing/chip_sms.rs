@@ -19,6 +19,7 @@ use super::memory::l1::L1;
 use super::program::Program;
 use super::program_map::SchemeProgram;
 use super::regfile::baseline::BankedRegisterFile;
+use super::regfile::demo_marks::SingleUseMarks;
 use super::regfile::no_bank_conflicts::ConflictFreeRegisterFile;
 use super::regfile::rfc_ob::RfcObRegisterFile;
 use super::regfile::{RegisterFileScheme, SchemeAny, SchemeStats, SmGeometry};
@@ -34,6 +35,8 @@ pub(super) trait SmArray {
     fn len(&self) -> usize;
     /// Gives every SM's scheme its compile-time tables.
     fn prepare(&mut self, module: &Module, program: &Program);
+    /// Turns on every SM's single-use attribution.
+    fn attribute_single_use(&mut self, marks: &Rc<SingleUseMarks>);
     /// Some SM has CTAs that finished in its last simulated cycle.
     fn has_finished_ctas(&self) -> bool;
     /// The least of the SMs' [`Sm::finish_bound`]s from `now`.
@@ -108,6 +111,12 @@ impl<R: RegisterFileScheme + ?Sized> SmArray for Sms<R> {
     fn prepare(&mut self, module: &Module, program: &Program) {
         for sm in self.iter_mut() {
             sm.scheme_mut().prepare(module, program);
+        }
+    }
+
+    fn attribute_single_use(&mut self, marks: &Rc<SingleUseMarks>) {
+        for sm in self.iter_mut() {
+            sm.scheme_mut().attribute_single_use(marks);
         }
     }
 

@@ -66,6 +66,7 @@ use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
 
+use crate::exec::float_tuning::TuningStep;
 use crate::exec::LaunchSetup;
 use crate::gpu::GpuConfig;
 use crate::ir::Module;
@@ -107,6 +108,29 @@ pub struct TimingOptions {
     /// written, for schemes that model values ([`WarpStream::values_at`]); off, the streams and
     /// the replay are as without the option.
     pub values: bool,
+    /// DeMO's baseline measurements (Fig. 1 and 2), off by default: runs of the original
+    /// program whose scheme counts them (the baseline) mark the register-file accesses of
+    /// single-use memory values and report them and the bank conflicts they are involved in as
+    /// counters (`single_use_reads`, `single_use_writes`, `single_use_bank_conflicts`,
+    /// `single_use_waits`; [`regfile::demo_marks`]); off, the reports are as without the option.
+    pub single_use_attribution: bool,
+}
+
+/// The launch a simulation's source runs, as its schemes are told it (launch-aware range
+/// analysis, precision tuning: `compression`), and who hears of precision tuning's progress.
+pub struct SchemeLaunch<'a> {
+    /// The launch setup.
+    pub setup: &'a LaunchSetup,
+    /// Told before precision tuning's reference run and after every functional run of it
+    /// (`None`: nobody).
+    pub tuning_progress: Option<&'a mut dyn FnMut(TuningStep)>,
+}
+
+impl<'a> SchemeLaunch<'a> {
+    /// `setup`, with nobody told of tuning's progress.
+    pub fn of(setup: &'a LaunchSetup) -> SchemeLaunch<'a> {
+        SchemeLaunch { setup, tuning_progress: None }
+    }
 }
 
 impl Default for TimingOptions {
@@ -119,6 +143,7 @@ impl Default for TimingOptions {
             energy: EnergyModel::default(),
             virtual_register_banks: false,
             values: false,
+            single_use_attribution: false,
         }
     }
 }
@@ -281,7 +306,7 @@ impl Simulation {
         let source_options = SourceOptions { values, budget: None };
         let source = ExecSource::with_options(module, setup, &program, source_options)
             .map_err(|e| TimingError::Source(e.into()))?;
-        Simulation::with_module(module, program, Box::new(source), gpu, runs, options, Some(setup))
+        Simulation::with_module(module, program, Box::new(source), gpu, runs, options, Some(SchemeLaunch::of(setup)))
     }
 
     /// A simulation of the CTAs from `source` (the functional run of `module`, decoded as
@@ -314,7 +339,24 @@ impl Simulation {
     ) -> Result<Simulation, TimingError> {
         let gpu = simulated_gpu(gpu, &options)?;
         let runs = plans(schemes, &gpu, &options)?;
-        Simulation::with_module(module, program, source, gpu, runs, options, Some(setup))
+        Simulation::with_module(module, program, source, gpu, runs, options, Some(SchemeLaunch::of(setup)))
+    }
+
+    /// As [`Simulation::from_module_source_launch`], telling `launch.tuning_progress` where
+    /// `compression`'s precision tuning stands after every functional run of its search (the
+    /// app's "tuning: run k of N").
+    pub fn from_module_source_launch_progress<S: IntoSchemeSpec>(
+        module: &Module,
+        program: Program,
+        source: Box<dyn CtaSource>,
+        gpu: &GpuConfig,
+        schemes: &[S],
+        options: TimingOptions,
+        launch: SchemeLaunch<'_>,
+    ) -> Result<Simulation, TimingError> {
+        let gpu = simulated_gpu(gpu, &options)?;
+        let runs = plans(schemes, &gpu, &options)?;
+        Simulation::with_module(module, program, source, gpu, runs, options, Some(launch))
     }
 
     /// Whether the executor must record value summaries for `schemes` under `options` (a
@@ -336,17 +378,24 @@ impl Simulation {
         gpu: GpuConfig,
         runs: Vec<Plan>,
         options: TimingOptions,
-        setup: Option<&LaunchSetup>,
+        launch: Option<SchemeLaunch<'_>>,
     ) -> Result<Simulation, TimingError> {
         let physical = !options.virtual_register_banks;
+        let mut noop = |_: TuningStep| {};
+        let setup = launch.as_ref().map(|l| l.setup);
+        let progress: &mut dyn FnMut(TuningStep) = match launch.and_then(|l| l.tuning_progress) {
+            Some(p) => p,
+            None => &mut noop,
+        };
         let mut own_runs = Vec::new();
         for (r, transform, assign) in runs {
             let own = if transform.is_some() || assign.is_some() {
                 let message = |message| TimingError::SchemeProgram { scheme: String::from(r.entry.name), message };
                 let (inputs, counters) =
-                    regfile::registry::assign_inputs_reported(&r, module, setup).map_err(message)?;
+                    regfile::registry::assign_inputs_progress(&r, module, setup, &mut *progress).map_err(message)?;
+                let slice_map = regfile::registry::slice_map(&r, module, &gpu, &inputs);
                 let built = SchemeProgram::build_with(module, &program, transform, assign, &gpu, physical, inputs);
-                Some(SchemeProgram { counters, ..built.map_err(message)? })
+                Some(SchemeProgram { counters, slice_map, ..built.map_err(message)? })
             } else {
                 None
             };
@@ -355,6 +404,14 @@ impl Simulation {
         let mut sim = Simulation::assemble(program, source, gpu, own_runs, options)?;
         for run in &mut sim.runs {
             run.prepare(module, &sim.program);
+        }
+        if sim.options.single_use_attribution {
+            let marks = regfile::demo_marks::SingleUseMarks::compute(module, &sim.program, &sim.gpu, physical)
+                .map_err(TimingError::Internal)?;
+            let marks = alloc::rc::Rc::new(marks);
+            for run in &mut sim.runs {
+                run.attribute_single_use(&marks);
+            }
         }
         Ok(sim)
     }

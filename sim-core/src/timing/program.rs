@@ -232,7 +232,7 @@ impl Program {
         Ok(Program::decode_inner(module, gpu, &analysis, &changes, physical))
     }
 
-    fn analyse(module: &Module, gpu: &GpuConfig) -> ModuleAnalysis {
+    pub(crate) fn analyse(module: &Module, gpu: &GpuConfig) -> ModuleAnalysis {
         ModuleAnalysis::compute(
             module,
             &AnalysisOptions { target: Some(alloc_target(gpu)), ..AnalysisOptions::default() },
@@ -462,7 +462,7 @@ pub fn space_of(s: StateSpace) -> Option<MemSpace> {
 
 /// The register-allocation target of `gpu` (its compute capability; GCN3 and GPUs older than
 /// sm_50 are estimated as sm_52, as the analysis does for old `.target`s).
-fn alloc_target(gpu: &GpuConfig) -> AllocTarget {
+pub(crate) fn alloc_target(gpu: &GpuConfig) -> AllocTarget {
     match &gpu.limits {
         ResidencyLimits::Nvidia(sm) => {
             let cc = sm.compute_capability;

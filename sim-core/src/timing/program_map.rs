@@ -306,6 +306,9 @@ pub struct SchemeProgram {
     /// Counters of what the scheme's program passes found (precision tuning's result:
     /// `compression`), added once to the run's summed scheme counters; empty for most schemes.
     pub counters: Vec<crate::timing::regfile::SchemeCounter>,
+    /// The slice allocation the scheme's register assignment made (`compression`), reported
+    /// once per run; `None` for the others.
+    pub slice_map: Option<crate::timing::regfile::compression_slices::SliceMap>,
 }
 
 impl SchemeProgram {
@@ -346,7 +349,7 @@ impl SchemeProgram {
         let crf = crf_accesses(&to, &program);
         let pool = crate::timing::regfile::regmutex_program::pool_ops(&to, &program);
         let integer_results = crate::timing::regfile::gilani_int::integer_results(&to, &program);
-        Ok(SchemeProgram { program, map, crf, pool, integer_results, counters: Vec::new() })
+        Ok(SchemeProgram { program, map, crf, pool, integer_results, counters: Vec::new(), slice_map: None })
     }
 }
 

@@ -353,6 +353,10 @@ pub struct Report {
     /// to the machine), each with its first site; [`Report::locate`] fills in their lines.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notices: Vec<crate::exec::Notice>,
+    /// The slice allocation of a `compression` run: every value's format, physical registers,
+    /// slice masks and live interval (absent for the other schemes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slice_map: Option<crate::timing::regfile::compression_slices::SliceMap>,
     /// The scheme's full config, every parameter with its value (defaults included); as a
     /// `--scheme-file` entry it reproduces this run's scheme. Kept last: the pinned digests hash
     /// the report without it.
@@ -364,6 +368,9 @@ impl Report {
     /// Fills in the notices' line numbers from the source text the module was compiled from.
     pub fn locate(&mut self, src: &str) {
         self.notices.iter_mut().for_each(|n| n.locate(src));
+        if let Some(m) = &mut self.slice_map {
+            m.locate(src);
+        }
     }
 }
 

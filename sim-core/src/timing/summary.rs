@@ -10,6 +10,7 @@
 //! rows[i].stalls    = [("issued", 0.41), ("scheme_specific", 0.0), …, ("structural", 0.07), …]
 //! rows[i].structures= [{ name: "main_rf", reads, writes, energy_nj }, { name: "rfc", … }]
 //! rows[i].value_shares = Some({ redundant: 0.31, integer_16bit: 0.84, … })  // Gilani's family
+//! rows[i].single_use= { accesses, access_share, bank_conflicts, conflict_share, waits }  // asked for
 //! ```
 //!
 //! The value shares are the statistics Gilani et al. report (Fig. 1): instructions whose result
@@ -17,6 +18,9 @@
 //! scheme counters of that name ([`VALUE_INSTRUCTIONS`], …), which only schemes that record the
 //! functional run's value summaries report (`composite`, `scalar-unit`, `sliced`, `gilani`);
 //! other rows have none.
+//!
+//! `single_use` (DeMO's Fig. 1 and 2) is present only for a run that counted it: the baseline
+//! under [`crate::timing::TimingOptions::single_use_attribution`].
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -115,6 +119,49 @@ pub struct SchemeSummary {
     /// Gilani's value statistics, for schemes that report their counters (others: none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value_shares: Option<ValueShares>,
+    /// The accesses of single-use memory values and the bank conflicts they are involved in,
+    /// when the run counted them (absent from the JSON otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub single_use: Option<SingleUseShare>,
+}
+
+/// DeMO's baseline measurements (Mohammadpur-Fard et al. Fig. 1 and 2) of one run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SingleUseShare {
+    /// Register-file accesses (warp-register reads + writes) of single-use memory values.
+    pub accesses: u64,
+    /// Their share of all register-file accesses, 0 to 1 (paper: ~26 %).
+    pub access_share: f64,
+    /// Bank conflicts a single-use access was involved in (same unit as `bank_conflicts`).
+    pub bank_conflicts: u64,
+    /// Their share of all bank conflicts, 0 to 1 (paper: > 25 %).
+    pub conflict_share: f64,
+    /// Request cycles the single-use accesses themselves waited (a part of `bank_conflicts`).
+    pub waits: u64,
+}
+
+fn fraction(n: u64, total: u64) -> f64 {
+    if total == 0 {
+        0.0
+    } else {
+        n as f64 / total as f64
+    }
+}
+
+/// The single-use figures of `r`, if it counted them (its `single_use_bank_conflicts` counter).
+pub fn single_use_share(r: &Report) -> Option<SingleUseShare> {
+    let counters = &r.register_file.scheme.counters;
+    let get = |name: &str| counters.iter().find(|c| c.name == name).map(|c| c.value);
+    let conflicts = get("single_use_bank_conflicts")?;
+    let accesses = get("single_use_reads").unwrap_or(0) + get("single_use_writes").unwrap_or(0);
+    let rf = &r.register_file;
+    Some(SingleUseShare {
+        accesses,
+        access_share: fraction(accesses, rf.reads + rf.writes),
+        bank_conflicts: conflicts,
+        conflict_share: fraction(conflicts, rf.bank_conflicts),
+        waits: get("single_use_waits").unwrap_or(0),
+    })
 }
 
 /// The runs of one comparison, summarised against one reference.
@@ -219,6 +266,7 @@ pub fn summarise(r: &Report, reference_cycles: u64) -> SchemeSummary {
         structures: structure_totals(r),
         energy_nj: r.register_file.energy_total_nj,
         value_shares: value_shares(r),
+        single_use: single_use_share(r),
     }
 }
 

@@ -46,6 +46,7 @@ fn report(scheme: &str, cycles: u64, stalls: &[(StallCause, u64)], structures: &
         cta_park_requests: 0,
         residency: Default::default(),
         notices: Vec::new(),
+        slice_map: None,
         config: Default::default(),
     }
 }
@@ -122,4 +123,22 @@ fn value_shares_come_from_the_gilani_counters() {
     let expected = ValueShares { redundant: 0.25, redundant_of: 12, integer_16bit: 0.75, integer_values: 20 };
     assert_eq!(c.rows[1].value_shares, Some(expected));
     assert_eq!(c.rows[2].value_shares.map(|v| (v.integer_16bit, v.integer_values)), Some((0.0, 0)));
+}
+
+/// DeMO's baseline figures come from the counters of a run that counted them: 30 of the
+/// 100 + 50 accesses (0.2), 6 of the 24 conflicts (0.25); a run without them has none.
+#[test]
+fn single_use_share_is_read_from_the_counters() {
+    use crate::timing::regfile::SchemeCounter;
+    let mut r = report("baseline", 10, &[], &[("main_rf", 100, 50, 1.0)]);
+    assert_eq!(summarise(&r, 10).single_use, None);
+    (r.register_file.reads, r.register_file.writes, r.register_file.bank_conflicts) = (100, 50, 24);
+    for (name, value) in
+        [("single_use_reads", 15), ("single_use_writes", 15), ("single_use_bank_conflicts", 6), ("single_use_waits", 2)]
+    {
+        r.register_file.scheme.counters.push(SchemeCounter { name: String::from(name), value, unit: String::new() });
+    }
+    let s = summarise(&r, 10).single_use;
+    let want = SingleUseShare { accesses: 30, access_share: 0.2, bank_conflicts: 6, conflict_share: 0.25, waits: 2 };
+    assert_eq!(s, Some(want));
 }

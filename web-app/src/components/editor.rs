@@ -69,6 +69,9 @@ pub struct EditorProps {
     /// True when the text may not be edited (an embed with `readonly=1`).
     #[prop_or_default]
     pub readonly: bool,
+    /// The last finished run: a `compression` report's value formats join the listing.
+    #[prop_or_default]
+    pub run: Option<Rc<crate::run_job::RunOutput>>,
 }
 
 impl PartialEq for EditorProps {
@@ -79,6 +82,10 @@ impl PartialEq for EditorProps {
             && self.readonly == other.readonly
             && self.on_edit == other.on_edit
             && Rc::ptr_eq(&self.kernel, &other.kernel)
+            && match (&self.run, &other.run) {
+                (Some(a), Some(b)) => Rc::ptr_eq(a, b),
+                (a, b) => a.is_none() && b.is_none(),
+            }
     }
 }
 
@@ -143,6 +150,10 @@ pub fn editor(props: &EditorProps) -> Html {
     let size = format!("{height}; width: calc({}ch + 2 * var(--pad))", metrics.max_columns + 1);
     let gutter_style = format!("width: calc({}ch + 2.2em + 1px)", digits(line_count));
     let annotated = props.kernel.status == KernelStatus::Analysed;
+    let formats = match (&props.run, &props.kernel.kernel) {
+        (Some(run), Some(k)) => crate::components::slice_map::formats_by_line(&run.reports, k),
+        _ => Default::default(),
+    };
     html! {
         <div class={classes!("editor", props.stale.then_some("stale"))}>
             <label for="ptx-source" class="visually-hidden">{ "PTX source" }</label>
@@ -155,7 +166,7 @@ pub fn editor(props: &EditorProps) -> Html {
                     </div>
                     if annotated {
                         <div class={classes!("annotations", props.kernel_stale.then_some("stale"))} style={format!("width: {}ch", listing::COLUMN_CH)}>
-                            <div class="ann-lines" style={offset.clone()}>{ annotation_rows(&props.kernel, first, last) }</div>
+                            <div class="ann-lines" style={offset.clone()}>{ annotation_rows(&props.kernel, first, last, &formats) }</div>
                         </div>
                     }
                 </div>

@@ -1,13 +1,16 @@
 //! The annotated listing beside the editor: for each source line with instructions of the selected
 //! kernel, the live 32-bit register count, a pressure strip (bar length and colour relative to
 //! the kernel's peak) and markers — `U` uniform value, `L` single-use load (DeMO), `C` composite
-//! pair (Gilani). Hovering a line shows the values it defines with their bitwidth and signedness.
+//! pair (Gilani). Hovering a line shows the values it defines with their bitwidth and signedness,
+//! and after a `compression` run the format and slices that run gave each of them.
 //! The column sits in the editor's scrolling box, so it scrolls with the text without syncing.
 //!
 //! ```text
 //!  14 ▇▇▇▇▁  U     │ add.s32 %r5, %r3, 1;
 //!  15 ▇▇▇▇▇    L   │ ld.global.f32 %f2, [%rd7];
 //! ```
+
+use std::collections::BTreeMap;
 
 use yew::prelude::*;
 
@@ -16,14 +19,15 @@ use crate::model::kernel::{DefFact, KernelView, LineFacts, SchemeFacts};
 /// Width of the column, in characters of the editor font (the CSS uses the same value).
 pub const COLUMN_CH: usize = 12;
 
-/// The annotation rows for lines `first..last` (0-based, end exclusive).
-pub fn annotation_rows(view: &KernelView, first: usize, last: usize) -> Html {
+/// The annotation rows for lines `first..last` (0-based, end exclusive); `formats`: per line,
+/// the formats a `compression` run gave the values defined there (`slice_map::formats_by_line`).
+pub fn annotation_rows(view: &KernelView, first: usize, last: usize, formats: &BTreeMap<u32, Vec<String>>) -> Html {
     let max = view.max_live.max(1);
     html! {
         { for (first..last).map(|i| {
             let line = u32::try_from(i + 1).unwrap_or(u32::MAX);
             match view.lines.get(&line) {
-                Some(facts) => annotation_row(line, facts, max, view.facts),
+                Some(facts) => annotation_row(line, facts, max, view.facts, formats.get(&line)),
                 None => html! { <div class="ann" /> },
             }
         }) }
@@ -31,11 +35,17 @@ pub fn annotation_rows(view: &KernelView, first: usize, last: usize) -> Html {
 }
 
 /// One row: live count, pressure bar, markers, and the tooltip.
-fn annotation_row(line: u32, facts: &LineFacts, max: u32, known: SchemeFacts) -> Html {
+fn annotation_row(line: u32, facts: &LineFacts, max: u32, known: SchemeFacts, formats: Option<&Vec<String>>) -> Html {
     let level = pressure_level(facts.live, max);
     let width = format!("width: {:.0}%", f64::from(facts.live.min(max)) * 100.0 / f64::from(max));
+    let mut title = tooltip(line, facts, max, known);
+    if let Some(f) = formats {
+        title.push_str("\nCompression (last run): ");
+        title.push_str(&f.join("; "));
+    }
     html! {
-        <div class="ann has-facts" data-line={line.to_string()} data-live={facts.live.to_string()} title={tooltip(line, facts, max, known)}>
+        <div class="ann has-facts" data-line={line.to_string()} data-live={facts.live.to_string()} title={title}
+             data-formats={formats.map(|f| f.join("; "))}>
             <span class="ann-live">{ facts.live }</span>
             <span class="ann-bar"><span class={classes!("ann-fill", format!("p{level}"))} style={width} /></span>
             <span class="ann-marks">

@@ -2,7 +2,6 @@
 //! `Workspace` in `app.rs` connects them to the `AppState` context.
 
 pub mod chart;
-pub mod charts;
 pub mod cta_timeline;
 pub mod editor;
 pub mod editor_window;
@@ -23,6 +22,8 @@ pub mod run_panel;
 pub mod run_results;
 pub mod scheme_panel;
 pub mod share_bar;
+pub mod single_use;
+pub mod slice_map;
 pub mod storage_notice;
 pub mod sweep_panel;
 pub mod sweep_points;

@@ -12,6 +12,7 @@ use std::rc::Rc;
 use sim_core::occupancy::{Occupancy, Resource};
 use yew::prelude::*;
 
+use super::chart::format::{grouped, percent};
 use super::occupancy_charts::OccupancyCharts;
 use super::occupancy_inputs::{gpu_inputs, launch_inputs, InputCallbacks};
 use crate::model::kernel::{KernelStatus, KernelView};
@@ -35,24 +36,6 @@ pub struct OccupancyPanelProps {
     pub stale: bool,
     /// Where changes go.
     pub callbacks: InputCallbacks,
-}
-
-/// `20.8%`: a fraction as a percentage with one decimal.
-pub fn format_percent(fraction: f64) -> String {
-    format!("{:.1}%", fraction * 100.0)
-}
-
-/// `14,560`: an integer with thousands separators.
-pub fn format_bytes_exact(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// The name of a resource as the panel shows it.
@@ -132,7 +115,7 @@ fn result(view: &OccupancyView, o: &Occupancy) -> Html {
             <dl class="occ-stats">
                 <div><dt>{ blocks }</dt><dd id="occ-blocks">{ o.blocks_per_sm }</dd></div>
                 <div><dt>{ warps }</dt><dd><span id="occ-warps">{ o.warps_per_sm }</span><span class="of">{ format!(" of {}", o.max_warps_per_sm) }</span></dd></div>
-                <div><dt>{ "Occupancy" }</dt><dd id="occ-percent">{ format_percent(o.occupancy) }</dd></div>
+                <div><dt>{ "Occupancy" }</dt><dd id="occ-percent">{ percent(o.occupancy) }</dd></div>
             </dl>
             if o.blocks_per_sm == 0 {
                 <div class="occ-misfit" role="alert" id="occ-misfit">
@@ -185,9 +168,9 @@ fn allocation(view: &OccupancyView, o: &Occupancy, per: &str) -> Html {
         <p class="note occ-alloc">
             { format!(
                 "Per block: {} {regs} allocated, {} B shared memory allocated (of {} B per {per}). ",
-                format_bytes_exact(o.registers_per_block),
-                format_bytes_exact(o.shared_memory_per_block),
-                format_bytes_exact(o.shared_memory_per_sm),
+                grouped(o.registers_per_block),
+                grouped(o.shared_memory_per_block),
+                grouped(o.shared_memory_per_sm),
             ) }
             { chip.unwrap_or_default() }
         </p>

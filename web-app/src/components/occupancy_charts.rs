@@ -6,21 +6,19 @@
 //! registers 1–20 → 100.0 % │ 21–24 → 83.3 % │ … (the table); ● 52 registers: 20.8 % (the marker)
 //! ```
 
-use std::rc::Rc;
-
 use sim_core::occupancy::curves::{Curve, OccupancyCurves};
 use yew::prelude::*;
 
-use super::chart::Chart;
-use super::occupancy::{format_bytes_exact, format_percent};
-use crate::chart::{runs, ChartSpec, Marker};
+use super::chart::axes::Spacing;
+use super::chart::format::{grouped, percent};
+use super::chart::{charts, ChartSpec, LineData, LineSeries, Marker, Plot, Table};
 use crate::model::occupancy::OccupancyView;
 
 /// What the charts show.
 #[derive(Properties, PartialEq)]
 pub struct OccupancyChartsProps {
     /// The occupancy and its curves.
-    pub view: Rc<OccupancyView>,
+    pub view: std::rc::Rc<OccupancyView>,
 }
 
 /// One chart's texts.
@@ -40,19 +38,11 @@ struct Axis {
 /// The three charts.
 #[function_component(OccupancyCharts)]
 pub fn occupancy_charts(props: &OccupancyChartsProps) -> Html {
-    let charts = use_memo(props.view.clone(), |view| build(view));
-    html! {
-        <div class="charts">
-            { for charts.iter().map(|(spec, columns, rows, file)| html! {
-                <Chart spec={spec.clone()} columns={columns.clone()} rows={rows.clone()} file_name={file.clone()} />
-            }) }
-        </div>
-    }
+    let specs = use_memo(props.view.clone(), |view| build(view));
+    html! { <div class="charts">{ charts(specs.iter().cloned()) }</div> }
 }
 
-type Built = (Rc<ChartSpec>, Vec<AttrValue>, Rc<Vec<Vec<String>>>, AttrValue);
-
-fn build(view: &OccupancyView) -> Vec<Built> {
+fn build(view: &OccupancyView) -> Vec<ChartSpec> {
     let Some(curves) = &view.curves else { return Vec::new() };
     let gcn3 = view.gpu.as_ref().is_some_and(|g| g.gcn3);
     let axes = axes(gcn3);
@@ -64,17 +54,15 @@ fn build(view: &OccupancyView) -> Vec<Built> {
         .into_iter()
         .zip(axes)
         .map(|(curve, axis)| {
-            let spec = spec(curve, &axis, y_label);
-            let columns = [axis.x_column, blocks, warps, "Occupancy"].map(AttrValue::from).to_vec();
-            let rows = table(curve, axis.unit);
-            (Rc::new(spec), columns, Rc::new(rows), AttrValue::from(format!("{}.svg", axis.id)))
+            let headers = [axis.x_column, blocks, warps, "Occupancy"].map(str::to_owned).to_vec();
+            ChartSpec { table: Some(Table { headers, rows: table(curve, axis.unit) }), ..spec(curve, &axis, y_label) }
         })
         .collect()
 }
 
 fn axes(gcn3: bool) -> [Axis; 3] {
     let count: fn(u64) -> String = |x| x.to_string();
-    let bytes: fn(u64) -> String = |x| format!("{} B", format_bytes_exact(x));
+    let bytes: fn(u64) -> String = |x| format!("{} B", grouped(x));
     [
         Axis {
             id: "occupancy-vs-registers",
@@ -111,33 +99,31 @@ fn axes(gcn3: bool) -> [Axis; 3] {
 
 fn spec(curve: &Curve, axis: &Axis, y_label: &str) -> ChartSpec {
     let points: Vec<(f64, f64)> = curve.points.iter().map(|p| (p.x as f64 * axis.scale, p.occupancy * 100.0)).collect();
-    let x_max = points.last().map_or(1.0, |p| p.0).max(curve.kernel.x as f64 * axis.scale);
     let k = curve.kernel;
-    let label = format!("{}: {}", kernel_x(k.x, axis), format_percent(k.occupancy));
-    ChartSpec {
-        id: axis.id.to_owned(),
-        title: axis.title.to_owned(),
+    let label = format!("{}: {}", kernel_x(k.x, axis), percent(k.occupancy));
+    let note = format!(
+        "{} from {} to {}; this kernel: {label}, {} resident blocks per SM.",
+        axis.title,
+        (axis.unit)(curve.points.first().map_or(0, |p| p.x)),
+        (axis.unit)(curve.points.last().map_or(0, |p| p.x)),
+        k.blocks_per_sm
+    );
+    let data = LineData {
+        series: vec![LineSeries { name: "Occupancy".into(), points, ..LineSeries::default() }],
         x_label: axis.x_label.to_owned(),
         y_label: y_label.to_owned(),
-        x_range: (0.0, x_max),
-        y_range: (0.0, 100.0),
+        y_max: Some(100.0),
+        x_spacing: if axis.binary { Spacing::Binary } else { Spacing::Decimal },
+        x_max: Some(k.x as f64 * axis.scale),
         step: true,
-        x_binary: axis.binary,
-        description: format!(
-            "{} from {} to {}; this kernel: {label}, {} resident blocks per SM.",
-            axis.title,
-            (axis.unit)(curve.points.first().map_or(0, |p| p.x)),
-            (axis.unit)(curve.points.last().map_or(0, |p| p.x)),
-            k.blocks_per_sm
-        ),
         marker: Some(Marker { x: k.x as f64 * axis.scale, y: k.occupancy * 100.0, label }),
-        points,
-    }
+    };
+    ChartSpec::new(axis.id, axis.title, Plot::Lines(data)).with_note(note)
 }
 
 fn kernel_x(x: u64, axis: &Axis) -> String {
     match axis.point_unit {
-        "" => format!("{} B", format_bytes_exact(x)),
+        "" => format!("{} B", grouped(x)),
         unit => format!("{x} {unit}"),
     }
 }
@@ -148,7 +134,31 @@ fn table(curve: &Curve, unit: fn(u64) -> String) -> Vec<Vec<String>> {
         .into_iter()
         .map(|(from, to, (blocks, warps, occ))| {
             let range = if from == to { unit(from) } else { format!("{}–{}", unit(from), unit(to)) };
-            vec![range, blocks.to_string(), warps.to_string(), format_percent(f64::from_bits(occ))]
+            vec![range, blocks.to_string(), warps.to_string(), percent(f64::from_bits(occ))]
         })
         .collect()
+}
+
+/// Consecutive points with the same value merged into `(first x, last x, value)` rows.
+fn runs<T: PartialEq + Copy>(points: impl IntoIterator<Item = (u64, T)>) -> Vec<(u64, u64, T)> {
+    let mut rows: Vec<(u64, u64, T)> = Vec::new();
+    for (x, v) in points {
+        match rows.last_mut() {
+            Some(last) if last.2 == v => last.1 = x,
+            _ => rows.push((x, x, v)),
+        }
+    }
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::runs;
+
+    #[test]
+    fn equal_neighbours_merge_into_ranges() {
+        // 1..=2 hold 'a', 3 'b', 4..=5 'a' again: three rows, the second 'a' a new range.
+        let rows = runs([(1, 'a'), (2, 'a'), (3, 'b'), (4, 'a'), (5, 'a')]);
+        assert_eq!(rows, vec![(1, 2, 'a'), (3, 3, 'b'), (4, 5, 'a')]);
+    }
 }

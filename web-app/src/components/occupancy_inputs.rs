@@ -12,7 +12,7 @@
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
-use super::occupancy::format_bytes_exact;
+use super::chart::format::grouped;
 use crate::model::occupancy::{GpuSettings, LaunchSettings, OccupancyView, PresetChoice, Source};
 use crate::settings::{GpuField, LaunchField};
 
@@ -140,17 +140,17 @@ pub fn launch_inputs(view: &OccupancyView, launch: &LaunchSettings, estimate: Ht
                 view.registers.value.to_string(), estimate, field(LaunchField::Registers)) }
             <div class="field">
                 <span class="label">{ "Static shared memory" }</span>
-                <output id="static-smem" class="value">{ format!("{} B", format_bytes_exact(view.static_shared)) }</output>
+                <output id="static-smem" class="value">{ format!("{} B", grouped(view.static_shared)) }</output>
                 <span class="field-hint">{ "the kernel's .shared variables" }</span>
             </div>
             <div class="field">
                 <span class="label">{ "Dynamic shared memory" }</span>
-                <output id="occ-dynamic-smem" class="value">{ format!("{} B", format_bytes_exact(view.dynamic_shared)) }</output>
+                <output id="occ-dynamic-smem" class="value">{ format!("{} B", grouped(view.dynamic_shared)) }</output>
                 <span class="field-hint" id="occ-dynamic-smem-hint"><a href="#dynamic-smem">{ smem_hint }</a></span>
             </div>
             <div class="field">
                 <span class="label">{ "Total shared memory" }</span>
-                <output id="occ-total-smem" class="value">{ format!("{} B per block", format_bytes_exact(total)) }</output>
+                <output id="occ-total-smem" class="value">{ format!("{} B per block", grouped(total)) }</output>
             </div>
             if let Some(sgprs) = view.sgprs {
                 { number_field("sgprs", "SGPRs per wavefront".into(), launch.sgprs.map(u64::from),

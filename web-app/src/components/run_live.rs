@@ -10,7 +10,7 @@
 
 use yew::prelude::*;
 
-use crate::components::charts::{line_chart, Chart, LineData};
+use crate::components::chart::{charts, ChartSpec, LineData, Plot};
 use crate::run_pool::PartialRun;
 use crate::sweep::SweepPlan;
 
@@ -63,5 +63,5 @@ pub fn sweep_live(plan: Option<&SweepPlan>, partial: Option<&PartialRun>) -> Htm
 
 /// One live chart (the only call of the chart API here).
 fn live_chart(id: String, title: String, data: LineData) -> Html {
-    html! { <Chart id={id} title={title} body={line_chart(&data)} table={data.table()} frame={data.frame()} /> }
+    charts([ChartSpec::new(id, title, Plot::Lines(data))])
 }

@@ -13,7 +13,7 @@ use crate::components::scheme_panel::SchemePanel;
 use crate::components::sweep_panel::SweepPanel;
 use crate::lab::{scheme_name, LabAction, LabState, RunStatus};
 use crate::lab_schemes::spec_of;
-use crate::run_job::RunRequest;
+use crate::run_job::{RunProgress, RunRequest};
 use crate::sweep::SweepPlan;
 use crate::worker_client::RunControls;
 use sim_core::timing::SchemeSpec;
@@ -193,6 +193,14 @@ fn running_text(lab: &LabState, gpu: Option<&GpuConfig>) -> String {
 fn status(run: &RunStatus, what: &str, left: Option<f64>) -> Html {
     match run {
         RunStatus::Idle | RunStatus::Done(_) => Html::default(),
+        RunStatus::Running(RunProgress { tuning: Some(t), .. }) => html! {
+            <div class="run-progress" id="run-status" aria-live="polite">
+                <progress id="run-progress" max={t.of.max(1).to_string()} value={t.run.to_string()} aria-label="Precision tuning progress" />
+                <span class="run-tuning-progress" id="run-tuning-progress" data-run={t.run.to_string()} data-of={t.of.to_string()}>
+                    { format!("{what}: precision tuning: run {} of {}", t.run, t.of) }
+                </span>
+            </div>
+        },
         RunStatus::Running(p) => html! {
             <div class="run-progress" id="run-status" aria-live="polite">
                 <progress id="run-progress" max="1" value={p.fraction.to_string()} aria-label="Run progress" />

@@ -1,7 +1,7 @@
 //! The results of a timing run, schemes side by side: a headline table (IPC, speed-up over the
 //! chosen reference, registers, occupancy, energy), then IPC (both units), speed-up, stall
 //! breakdown, occupancy over time, register-file traffic, energy by structure, reads per value and
-//! producer→consumer distance, each a [`Chart`] with a table fallback; downloads of the reports as
+//! producer→consumer distance, each a [`crate::components::chart::Chart`] with a table fallback; downloads of the reports as
 //! JSON and CSV; and how long the run took on this computer (the simulator's throughput,
 //! `host_timing.rs`), apart from the deterministic figures. Every figure comes from one
 //! [`Comparison`] (`sim_core::timing::summary`), as in the CLI table and the CSV; the reference
@@ -14,8 +14,8 @@ use sim_core::timing::Report;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-use crate::components::charts::bars::table_num;
-use crate::components::charts::{bar_chart, line_chart, table, BarData, Chart, Table};
+use crate::components::chart::format::cell;
+use crate::components::chart::{charts, table, ChartSpec, Plot, Table};
 use crate::host_timing::HostTiming;
 use crate::report_charts as rc;
 use crate::run_job::RunOutput;
@@ -58,12 +58,7 @@ pub fn run_results(props: &RunResultsProps) -> Html {
             chosen.set(value);
         })
     };
-    let bar = |id: &'static str, title: &'static str, note: Option<&'static str>, data: BarData| {
-        html! { <Chart id={id} title={title} note={note.map(AttrValue::from)} body={bar_chart(&data)} table={data.table()} frame={data.frame()} /> }
-    };
-    let occ = rc::occupancy(reports);
-    let cdf = rc::distance_cdf(reports);
-    let speedup_title = format!("Speed-up vs {}", cmp.reference);
+    let specs = use_memo((props.run.clone(), cmp.clone()), |(run, cmp)| result_charts(&run.reports, cmp));
     html! {
         <section class="run-results" id="run-results" aria-labelledby="results-heading">
             <div class="lab-head">
@@ -81,31 +76,66 @@ pub fn run_results(props: &RunResultsProps) -> Html {
             </div>
             { notices(reports) }
             { tuning(reports) }
+            { crate::components::slice_map::slice_maps(reports) }
             <div class="summary">{ table(&summary(reports, &cmp)) }</div>
             { crate::components::value_shares::value_shares(&cmp) }
+            { crate::components::single_use::single_use(&cmp) }
             { host_time(&props.run.host) }
             { sweep_charts(props.sweep.as_deref(), reports) }
             if let Some(plan) = props.sweep.clone().filter(|p| p.values.len() == reports.len()) {
                 <crate::components::sweep_points::SweepPoints plan={plan} run={props.run.clone()} />
             }
             { counters(reports) }
-            <div class="charts">
-                { bar("ipc-warp", "IPC (warp-instructions per cycle)", Some("Warp-instructions issued per core cycle, whole GPU."), rc::ipc_warp(&cmp)) }
-                { bar("ipc-thread", "IPC (thread-instructions per cycle)", Some("Active-lane instructions per core cycle (GPGPU-Sim's IPC)."), rc::ipc_thread(&cmp)) }
-                <Chart id="speedup" title={speedup_title} note={AttrValue::from("Reference cycles / the scheme's cycles (1 = as fast; choose the reference above).")}
-                       body={bar_chart(&rc::speedup(&cmp))} table={rc::speedup(&cmp).table()} frame={rc::speedup(&cmp).frame()} />
-                { bar("stalls", "Stall breakdown", Some("Every scheduler cycle has one cause; bars add up to 100%."), rc::stalls(&cmp)) }
-                <Chart id="occupancy" title="Achieved occupancy over time" body={line_chart(&occ)} table={occ.table()} frame={occ.frame()}
-                       note={AttrValue::from(format!("Resident warps / (SMs × maximum warps per SM), sampled every {} cycles.", reports.first().map_or(0, |r| r.occupancy_over_time.interval_cycles)))} />
-                { crate::components::cta_timeline::cta_timeline(reports) }
-                { bar("regfile", "Register-file reads, writes and bank conflicts", Some("Reads and writes in warp-registers; bank conflicts in request cycles lost."), rc::register_file(&cmp)) }
-                { bar("energy", "Register-file energy by structure", Some("Accesses × energy per access of each structure (the scheme's energy parameters), nJ."), rc::energy_by_structure(&cmp)) }
-                { bar("reads-per-value", "Reads per produced value", Some("How often each value written to a register is read before it is overwritten (Wyse §3)."), rc::reads_per_value(reports)) }
-                <Chart id="distance-cdf" title="Producer→consumer distance" body={line_chart(&cdf)} table={cdf.table()} frame={cdf.frame()}
-                       note={AttrValue::from("Share of reads whose value was produced at most this many instructions of the same warp earlier (CDF, distances up to 64).")} />
-            </div>
+            <div class="charts">{ charts(specs.iter().cloned()) }</div>
         </section>
     }
+}
+
+/// The comparison's charts, in page order: IPC (both units), speed-up, stalls, occupancy over
+/// time, the CTA timeline, register-file traffic, energy, reads per value, distances.
+fn result_charts(reports: &[Report], cmp: &Comparison) -> Vec<ChartSpec> {
+    let bars = |id, title: &str, note: &str, data| ChartSpec::new(id, title, Plot::Bars(data)).with_note(note);
+    let interval = reports.first().map_or(0, |r| r.occupancy_over_time.interval_cycles);
+    vec![
+        bars("ipc-warp", "IPC (warp-instructions per cycle)", "Warp-instructions issued per core cycle, whole GPU.", rc::ipc_warp(cmp)),
+        bars(
+            "ipc-thread",
+            "IPC (thread-instructions per cycle)",
+            "Active-lane instructions per core cycle (GPGPU-Sim's IPC).",
+            rc::ipc_thread(cmp),
+        ),
+        bars(
+            "speedup",
+            &format!("Speed-up vs {}", cmp.reference),
+            "Reference cycles / the scheme's cycles (1 = as fast; choose the reference above).",
+            rc::speedup(cmp),
+        ),
+        bars("stalls", "Stall breakdown", "Every scheduler cycle has one cause; bars add up to 100%.", rc::stalls(cmp)),
+        ChartSpec::new("occupancy", "Achieved occupancy over time", Plot::Lines(rc::occupancy(reports)))
+            .with_note(format!("Resident warps / (SMs × maximum warps per SM), sampled every {interval} cycles.")),
+        crate::components::cta_timeline::cta_timeline(reports),
+        bars(
+            "regfile",
+            "Register-file reads, writes and bank conflicts",
+            "Reads and writes in warp-registers; bank conflicts in request cycles lost.",
+            rc::register_file(cmp),
+        ),
+        bars(
+            "energy",
+            "Register-file energy by structure",
+            "Accesses × energy per access of each structure (the scheme's energy parameters), nJ.",
+            rc::energy_by_structure(cmp),
+        ),
+        bars(
+            "reads-per-value",
+            "Reads per produced value",
+            "How often each value written to a register is read before it is overwritten (Wyse §3).",
+            rc::reads_per_value(reports),
+        ),
+        ChartSpec::new("distance-cdf", "Producer→consumer distance", Plot::Lines(rc::distance_cdf(reports))).with_note(
+            "Share of reads whose value was produced at most this many instructions of the same warp earlier (CDF, distances up to 64).",
+        ),
+    ]
 }
 
 /// The schemes' own counters (RFC hits, PCRF moves, …), one row per counter, one column per
@@ -148,13 +178,8 @@ fn counters(reports: &[Report]) -> Html {
 /// The line charts of a sweep over its parameter (nothing for a plain comparison).
 fn sweep_charts(plan: Option<&crate::sweep::SweepPlan>, reports: &[Report]) -> Html {
     let Some(plan) = plan.filter(|p| p.values.len() == reports.len()) else { return Html::default() };
-    html! {
-        <div class="charts sweep-charts" id="sweep-charts">
-            { for plan.charts(reports).into_iter().map(|(id, title, data)| html! {
-                <Chart id={id} title={title} body={line_chart(&data)} table={data.table()} frame={data.frame()} />
-            }) }
-        </div>
-    }
+    let specs = plan.charts(reports).into_iter().map(|(id, title, data)| ChartSpec::new(id, title, Plot::Lines(data)));
+    html! { <div class="charts sweep-charts" id="sweep-charts">{ charts(specs) }</div> }
 }
 
 /// What precision tuning found (`compression` runs): functional runs, quality reached and the
@@ -238,13 +263,13 @@ fn summary(reports: &[Report], cmp: &Comparison) -> Table {
                 s.scheme.clone(),
                 s.cycles.to_string(),
                 r.warp_instructions.to_string(),
-                table_num(s.warp_ipc),
-                table_num(s.thread_ipc),
-                format!("{}×", table_num(s.speedup)),
+                cell(s.warp_ipc),
+                cell(s.thread_ipc),
+                format!("{}×", cell(s.speedup)),
                 s.registers_per_thread.to_string(),
                 s.ctas_per_sm.to_string(),
-                format!("{}%", table_num(100.0 * s.occupancy)),
-                table_num(s.energy_nj),
+                format!("{}%", cell(100.0 * s.occupancy)),
+                cell(s.energy_nj),
                 s.rf_reads.to_string(),
                 s.rf_writes.to_string(),
                 s.bank_conflicts.to_string(),

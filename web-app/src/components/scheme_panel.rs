@@ -19,7 +19,7 @@ use sim_core::timing::regfile::registry;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-use crate::components::charts::axes::color;
+use crate::components::chart::axes::color;
 use crate::lab::{LabAction, LabState};
 use crate::lab_schemes::{duplicate, field_value, remove, schema, set_param, spec_of, value_text};
 

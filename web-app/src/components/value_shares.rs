@@ -83,6 +83,7 @@ mod tests {
             structures: Vec::new(),
             energy_nj: 0.0,
             value_shares: shares,
+            single_use: None,
         }
     }
 

@@ -11,6 +11,13 @@
 //! write per cycle); then every bank that took no write grants its oldest queued read (one read
 //! per bank per cycle, first come first served). A collector may receive reads from several banks
 //! in one cycle. Every queued read left waiting counts one conflict for that cycle.
+//!
+//! Single-use attribution (off unless [`Banks::attribute_single_use`]; DeMO's Fig. 2): reads
+//! queued with [`Banks::request_marked`] and writes made with [`Banks::try_write_marked`] are
+//! marked. A conflict (one of the counts above) *involves* a marked access when a marked request
+//! competed for that bank in that cycle: the read granted, a read left waiting, the write that took
+//! the bank, or the write refused. `single_use_conflicts` counts those conflicts;
+//! `single_use_waits` the cycles marked requests themselves waited (a subset).
 
 use alloc::collections::VecDeque;
 use alloc::vec;
@@ -20,6 +27,9 @@ use serde::{Deserialize, Serialize};
 
 use super::operand_collector::CollectorPool;
 use super::CuId;
+
+/// Bit of a queued read's entry that marks it (collector ids stay far below it).
+const MARK: CuId = 1 << 31;
 
 /// How a register number maps to a bank.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -66,6 +76,16 @@ pub struct Banks {
     pub read_write: u64,
     /// Write attempts refused because the bank took another write.
     pub write_write: u64,
+    /// Single-use attribution is on ([`Banks::attribute_single_use`]).
+    attributing: bool,
+    /// Per bank: marked reads queued (empty while attribution is off).
+    marked: Vec<u32>,
+    /// Per bank: the cycle a marked write last took it (empty while attribution is off).
+    marked_write_at: Vec<u64>,
+    /// Conflicts (of the three counts above) that involve a marked access.
+    pub single_use_conflicts: u64,
+    /// Cycles marked requests waited (read-request cycles lost, refused marked writes).
+    pub single_use_waits: u64,
 }
 
 impl Banks {
@@ -91,7 +111,19 @@ impl Banks {
             read_read: 0,
             read_write: 0,
             write_write: 0,
+            attributing: false,
+            marked: Vec::new(),
+            marked_write_at: Vec::new(),
+            single_use_conflicts: 0,
+            single_use_waits: 0,
         }
+    }
+
+    /// Turns on single-use attribution (see the module documentation).
+    pub fn attribute_single_use(&mut self) {
+        self.attributing = true;
+        self.marked = vec![0; self.queues.len()];
+        self.marked_write_at = vec![u64::MAX; self.queues.len()];
     }
 
     /// The bank of register unit `reg` of warp slot `warp` in `group`.
@@ -107,9 +139,20 @@ impl Banks {
 
     /// Queues a read of `reg` for collector `cu`.
     pub fn request(&mut self, cu: CuId, reg: u32, warp: u32, group: u32) {
+        self.request_marked(cu, reg, warp, group, false);
+    }
+
+    /// Queues a read of `reg` for collector `cu`, `marked` for single-use attribution.
+    #[inline]
+    pub fn request_marked(&mut self, cu: CuId, reg: u32, warp: u32, group: u32, marked: bool) {
         let b = self.bank(reg, warp, group);
+        if marked {
+            if let Some(m) = self.marked.get_mut(b) {
+                *m += 1;
+            }
+        }
         if let Some(q) = self.queues.get_mut(b) {
-            q.push_back(cu);
+            q.push_back(if marked { cu | MARK } else { cu });
             self.queued += 1;
             if b < 64 {
                 self.nonempty |= 1 << b;
@@ -119,15 +162,33 @@ impl Banks {
 
     /// Writes `units` of `warp` at `now` if none of their banks took a write this cycle.
     pub fn try_write(&mut self, units: &[u32], warp: u32, group: u32, now: u64) -> bool {
+        self.try_write_marked(units, warp, group, now, 0)
+    }
+
+    /// As [`Banks::try_write`], unit `i` marked for single-use attribution when bit `i` of
+    /// `marked` is set.
+    #[inline]
+    pub fn try_write_marked(&mut self, units: &[u32], warp: u32, group: u32, now: u64, marked: u64) -> bool {
         let taken = units.iter().any(|&u| self.written_at.get(self.bank(u, warp, group)) == Some(&now));
         if taken {
             self.write_write += 1;
+            if self.attributing {
+                let by_marked =
+                    units.iter().any(|&u| self.marked_write_at.get(self.bank(u, warp, group)) == Some(&now));
+                self.single_use_waits += u64::from(marked != 0);
+                self.single_use_conflicts += u64::from(marked != 0 || by_marked);
+            }
             return false;
         }
-        for &u in units {
+        for (i, &u) in units.iter().enumerate() {
             let b = self.bank(u, warp, group);
             if let Some(w) = self.written_at.get_mut(b) {
                 *w = now;
+            }
+            if i < 64 && marked & (1 << i) != 0 {
+                if let Some(w) = self.marked_write_at.get_mut(b) {
+                    *w = now;
+                }
             }
         }
         self.writes += units.len() as u64;
@@ -157,16 +218,42 @@ impl Banks {
         }
         if self.written_at.get(b) == Some(&now) {
             self.read_write += q.len() as u64;
+            if self.attributing {
+                let marked = self.marked.get(b).copied().unwrap_or(0);
+                let involved = marked > 0 || self.marked_write_at.get(b) == Some(&now);
+                self.single_use_conflicts += if involved { q.len() as u64 } else { 0 };
+                self.single_use_waits += u64::from(marked);
+            }
             return;
         }
+        let mut granted_marked = None;
         if let Some(cu) = q.pop_front() {
             self.queued -= 1;
             self.reads += 1;
-            cus.granted(cu);
+            cus.granted(cu & !MARK);
+            granted_marked = Some(cu & MARK != 0);
         }
         self.read_read += q.len() as u64;
         if q.is_empty() && b < 64 {
             self.nonempty &= !(1 << b);
+        }
+        if let (true, Some(marked)) = (self.attributing, granted_marked) {
+            self.attribute_reads(b, marked);
+        }
+    }
+
+    /// The single-use counts of a cycle in which bank `b` granted a read (`granted_marked`: a
+    /// marked one) and left its queue waiting.
+    fn attribute_reads(&mut self, b: usize, granted_marked: bool) {
+        let (Some(m), Some(q)) = (self.marked.get_mut(b), self.queues.get(b)) else { return };
+        let waiting = q.len() as u64;
+        let competed = u64::from(*m);
+        if granted_marked {
+            *m -= 1;
+        }
+        if waiting > 0 && competed > 0 {
+            self.single_use_conflicts += waiting;
+            self.single_use_waits += u64::from(*m);
         }
     }
 

@@ -13,6 +13,7 @@
 //! GPGPU-Sim's unless set.
 
 use alloc::format;
+use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -21,11 +22,12 @@ use serde::Serialize;
 
 use super::bank::{BankMapping, Banks};
 use super::config::SchemeConfigError;
+use super::demo_marks::SingleUseMarks;
 use super::operand_collector::CollectorPool;
 use super::params::{ConfigReader, ModelNote, ParamSpec, SchemeConfig};
 use super::{
-    CuId, EnergyModel, IssueOutcome, OperandRequest, RegisterFileScheme, SchemeContext, SchemeStats, StructureStats,
-    WriteRequest,
+    CuId, EnergyModel, IssueOutcome, OperandRequest, RegisterFileScheme, SchemeContext, SchemeCounter, SchemeStats,
+    StructureStats, WriteRequest,
 };
 use crate::gpu::GpuConfig;
 
@@ -108,6 +110,7 @@ pub const NOTES: &[ModelNote] = &[
     ModelNote::modelled("Registers per thread: the allocator's estimate, or the user's \"ptxas says N\" override."),
     ModelNote::not_modelled("Several read or write ports per bank (the presets' port counts are not used), and Accel-Sim's port throughput."),
     ModelNote::assumption("A warp-register access costs warp size × the 32-bit energy figure whatever the active mask (a bank entry is read whole)."),
+    ModelNote::modelled("Asked for (TimingOptions::single_use_attribution, `reglab run --single-use`): the accesses of single-use memory values (DeMO's Algorithm 1, every load space; the load's write and its consumer's one read) are counted (single_use_reads, single_use_writes), and a bank conflict is counted in single_use_bank_conflicts when a marked access competed for that bank in that cycle: the read granted, a read left waiting, the write that took the bank or the write refused (single_use_waits: the cycles the marked requests themselves waited)."),
 ];
 
 /// Banks plus collectors of one SM; also the body of [`super::double_registers`].
@@ -117,6 +120,8 @@ pub struct BankedRegisterFile {
     cus: CollectorPool,
     nj_per_access: f64,
     collector_full: u64,
+    /// Single-use attribution: marked operand positions by `sid`, and the marked accesses made.
+    single_use: Option<(Rc<SingleUseMarks>, u64, u64)>,
 }
 
 impl BankedRegisterFile {
@@ -127,7 +132,29 @@ impl BankedRegisterFile {
             cus: CollectorPool::with_units(config.collector_units, &ctx.geometry),
             nj_per_access: EnergyModel::per_warp_register(config.main_rf_nj, ctx.geometry.warp_size),
             collector_full: 0,
+            single_use: None,
         }
+    }
+
+    fn try_issue_marked(&mut self, req: &OperandRequest<'_>, cu: CuId) {
+        let Some((marks, reads, _)) = &mut self.single_use else { return };
+        let mask = marks.reads(req.sid);
+        for (i, &r) in req.reads.iter().enumerate() {
+            let marked = i < 64 && mask & (1 << i) != 0;
+            *reads += u64::from(marked);
+            self.banks.request_marked(cu, r, req.warp, req.group, marked);
+        }
+    }
+
+    fn stats_single_use(&self, s: &mut SchemeStats) {
+        let Some((_, reads, writes)) = &self.single_use else { return };
+        let mut counter = |name: &str, value: u64, unit: &str| {
+            s.counters.push(SchemeCounter { name: String::from(name), value, unit: String::from(unit) });
+        };
+        counter("single_use_reads", *reads, "warp-register reads");
+        counter("single_use_writes", *writes, "warp-register writes");
+        counter("single_use_bank_conflicts", self.banks.single_use_conflicts, "conflicts");
+        counter("single_use_waits", self.banks.single_use_waits, "request cycles");
     }
 }
 
@@ -145,6 +172,10 @@ impl RegisterFileScheme for BankedRegisterFile {
             self.collector_full += 1;
             return IssueOutcome::NoCollector;
         };
+        if self.single_use.is_some() {
+            self.try_issue_marked(req, cu);
+            return IssueOutcome::Collecting(cu);
+        }
         for &r in req.reads {
             self.banks.request(cu, r, req.warp, req.group);
         }
@@ -161,15 +192,28 @@ impl RegisterFileScheme for BankedRegisterFile {
     }
 
     fn try_write(&mut self, req: &WriteRequest<'_>, now: u64) -> bool {
-        self.banks.try_write(req.units, req.warp, req.group, now)
+        let Some((marks, _, writes)) = &mut self.single_use else {
+            return self.banks.try_write(req.units, req.warp, req.group, now);
+        };
+        let mask = marks.writes(req.sid);
+        let done = self.banks.try_write_marked(req.units, req.warp, req.group, now, mask);
+        if done {
+            *writes += u64::from(mask.count_ones());
+        }
+        done
     }
 
     fn busy(&self) -> bool {
         self.banks.busy() || self.cus.pending()
     }
 
+    fn attribute_single_use(&mut self, marks: &Rc<SingleUseMarks>) {
+        self.banks.attribute_single_use();
+        self.single_use = Some((Rc::clone(marks), 0, 0));
+    }
+
     fn stats(&self) -> SchemeStats {
-        SchemeStats {
+        let mut s = SchemeStats {
             structures: vec![StructureStats {
                 name: String::from("main_rf"),
                 reads: self.banks.reads,
@@ -181,6 +225,8 @@ impl RegisterFileScheme for BankedRegisterFile {
             bank_conflicts_write_write: self.banks.write_write,
             collector_full: self.collector_full,
             counters: Vec::new(),
-        }
+        };
+        self.stats_single_use(&mut s);
+        s
     }
 }

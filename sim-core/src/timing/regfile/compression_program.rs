@@ -26,11 +26,10 @@ use alloc::vec::Vec;
 use crate::analysis::alloc_values::{Values, Web};
 use crate::analysis::slice_alloc::{allocate, LiveValue, Piece, SliceAllocation};
 use crate::analysis::{AllocTarget, BitSet, KernelAnalysis, ModuleAnalysis, RangeAnalysis, RangeSeeds};
-use crate::exec::float_tuning::{tune, QualityMetric, TuningResult};
 use crate::exec::LaunchSetup;
 use crate::ir::{Function, Handle, Module};
 use crate::timing::program_regs::{AssignInputs, PhysSlice, RegisterAssignment};
-use crate::timing::regfile::compression::CompressionConfig;
+pub use crate::timing::regfile::compression_report::{tuned_floats, tuning, tuning_with_progress};
 
 /// Tag on the register number of a narrow float operand: the scheme converts it (one cycle) and
 /// strips the tag before the bank mapping (below [`crate::timing::program_regs::UNALLOCATED`]).
@@ -49,6 +48,9 @@ pub struct ValueFormat {
     pub slices: u32,
     /// Its physical registers and slice masks (two for a split value).
     pub pieces: Vec<Piece>,
+    /// Its live interval in half positions of the layout order (`2p`: live on entry to
+    /// instruction `p`, `2p + 1`: defined by it), first and last inclusive.
+    pub live: (u32, u32),
 }
 
 /// The compression of one function.
@@ -70,6 +72,8 @@ pub struct FunctionPlan {
     pub kept: Option<&'static str>,
     /// Every value's format and place, by web.
     pub values: Vec<ValueFormat>,
+    /// Scratch registers of multi-instruction SASS sequences (named `scratch`, whole registers).
+    pub scratch: Vec<ValueFormat>,
     /// Per web: its definitions (ids in the function's def-use chains).
     defs: Vec<Vec<u32>>,
 }
@@ -158,7 +162,7 @@ fn plan_function(
     let alloc = allocate(&live, slice_bits, &[target.reserved_register()]);
     let trivial = body.insts.values().all(|i| i.opcode.is_terminator());
     let after = target.reported_with_spill(alloc.registers, trivial).0;
-    record(&mut p, f, du, &values, &widths, &owner, &alloc);
+    record(&mut p, f, du, &values, &widths, Packed { owner: &owner, live: &live, alloc: &alloc });
     p.registers_slices = after;
     if after >= before {
         p.kept = Some("the slices need no fewer registers than the allocator's assignment");
@@ -222,19 +226,38 @@ fn live_spans(f: &Function, a: &KernelAnalysis, values: &Values, pos: &[u32]) ->
     spans
 }
 
-/// Fills `p.values` and `p.defs` from the allocation of `owner`'s entries.
+/// The slice allocation's input entries (the web each belongs to, `Web::MAX` for scratch, and
+/// its live interval) and where they went.
+struct Packed<'a> {
+    owner: &'a [Web],
+    live: &'a [LiveValue],
+    alloc: &'a SliceAllocation,
+}
+
+/// Fills `p.values`, `p.scratch` and `p.defs` from the allocation of the packed entries.
 fn record(
     p: &mut FunctionPlan,
     f: &Function,
     du: &crate::analysis::DefUse,
     values: &Values,
     widths: &[(u32, bool)],
-    owner: &[Web],
-    alloc: &SliceAllocation,
+    packed: Packed<'_>,
 ) {
-    let mut by_web: BTreeMap<Web, Vec<Piece>> = BTreeMap::new();
-    for (i, &w) in owner.iter().enumerate().filter(|(_, &w)| w != Web::MAX) {
-        by_web.entry(w).or_default().extend(alloc.pieces.get(i).into_iter().flatten().copied());
+    let Packed { owner, live, alloc } = packed;
+    let mut by_web: BTreeMap<Web, (Vec<Piece>, (u32, u32))> = BTreeMap::new();
+    for (i, &w) in owner.iter().enumerate() {
+        let pieces = alloc.pieces.get(i).into_iter().flatten().copied();
+        let span = live.get(i).map_or((0, 0), |l| (l.start, l.end));
+        if w == Web::MAX {
+            let pieces: Vec<Piece> = pieces.collect();
+            let slices = pieces.iter().map(|x| x.mask.count_ones()).sum();
+            let reg = String::from("scratch");
+            p.scratch.push(ValueFormat { reg, bits: 32, float: false, slices, pieces, live: span });
+            continue;
+        }
+        let e = by_web.entry(w).or_insert_with(|| (Vec::new(), span));
+        e.0.extend(pieces);
+        e.1 = (e.1 .0.min(span.0), e.1 .1.max(span.1));
     }
     let mut defs: BTreeMap<Web, Vec<u32>> = BTreeMap::new();
     for (d, &w) in values.web_of_def.iter().enumerate() {
@@ -245,12 +268,12 @@ fn record(
         let body = f.body.as_ref();
         reg.and_then(|r| body.and_then(|b| b.regs.get(r))).map_or_else(String::new, |r| r.name.clone())
     };
-    for (w, pieces) in by_web {
+    for (w, (pieces, live)) in by_web {
         let (bits, float) = widths.get(w as usize).copied().unwrap_or((32, false));
         let d = defs.get(&w).cloned().unwrap_or_default();
         let slices = pieces.iter().map(|x| x.mask.count_ones()).sum();
         let reg = d.first().map_or_else(String::new, |&x| reg_name(x));
-        p.values.push(ValueFormat { reg, bits, float, slices, pieces });
+        p.values.push(ValueFormat { reg, bits, float, slices, pieces, live });
         p.defs.push(d);
     }
     p.fits = alloc.fits;
@@ -343,32 +366,4 @@ fn web_widths(
         }
     }
     out
-}
-
-/// The float formats precision tuning chooses for `module` under the scheme's `config` on
-/// `setup` (empty: tuning off, or no launch to tune on); the message says why the search failed.
-pub fn tuned_floats(
-    config: &crate::timing::regfile::SchemeConfig,
-    module: &Module,
-    setup: Option<&LaunchSetup>,
-) -> Result<BTreeMap<(u32, u32), u8>, String> {
-    Ok(tuning(config, module, setup)?.map(|r| r.formats).unwrap_or_default())
-}
-
-/// The precision-tuning search the scheme's `config` asks for on `setup` (`None`: tuning off
-/// or no launch).
-pub fn tuning(
-    config: &crate::timing::regfile::SchemeConfig,
-    module: &Module,
-    setup: Option<&LaunchSetup>,
-) -> Result<Option<TuningResult>, String> {
-    let c = CompressionConfig::from_config(config).map_err(|e| alloc::format!("{e}"))?;
-    let Some(setup) = setup.filter(|_| c.float_tuning) else { return Ok(None) };
-    let metric = if c.quality_metric == "exact" {
-        QualityMetric::Exact
-    } else {
-        QualityMetric::MaxRelative(c.quality_loss / 100.0)
-    };
-    let r = tune(module, setup, metric, c.tuning_runs).map_err(|e| alloc::format!("precision tuning: {e}"))?;
-    Ok(Some(r))
 }

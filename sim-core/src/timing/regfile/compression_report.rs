@@ -3,14 +3,17 @@
 //! it visited and lowered, the output quality it reached, and the format chosen for every float
 //! register it lowered. The counters are the run's, not an SM's: the simulation adds them once
 //! to the summed scheme counters (`SchemeProgram::counters`), so they read the same whatever the
-//! SM count.
+//! SM count. The search itself, as the scheme's config asks for it, is [`tuning`].
 
+use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use super::compression::CompressionConfig;
 use super::SchemeCounter;
-use crate::exec::float_tuning::TuningResult;
+use crate::exec::float_tuning::{tune_with_progress, QualityMetric, TuningResult, TuningStep};
+use crate::exec::LaunchSetup;
 use crate::ir::Module;
 
 fn counter(name: String, value: u64, unit: &str) -> SchemeCounter {
@@ -66,6 +69,45 @@ pub fn tuning_summary(counters: &[SchemeCounter]) -> Option<String> {
         line.push_str(&format!("; bits: {}", formats.join(", ")));
     }
     Some(line)
+}
+
+/// The float formats precision tuning chooses for `module` under the scheme's `config` on
+/// `setup` (empty: tuning off, or no launch to tune on); the message says why the search failed.
+pub fn tuned_floats(
+    config: &crate::timing::regfile::SchemeConfig,
+    module: &Module,
+    setup: Option<&LaunchSetup>,
+) -> Result<BTreeMap<(u32, u32), u8>, String> {
+    Ok(tuning(config, module, setup)?.map(|r| r.formats).unwrap_or_default())
+}
+
+/// The precision-tuning search the scheme's `config` asks for on `setup` (`None`: tuning off
+/// or no launch).
+pub fn tuning(
+    config: &crate::timing::regfile::SchemeConfig,
+    module: &Module,
+    setup: Option<&LaunchSetup>,
+) -> Result<Option<TuningResult>, String> {
+    tuning_with_progress(config, module, setup, &mut |_| {})
+}
+
+/// As [`tuning`], telling `progress` where the search stands after every functional run.
+pub fn tuning_with_progress(
+    config: &crate::timing::regfile::SchemeConfig,
+    module: &Module,
+    setup: Option<&LaunchSetup>,
+    progress: &mut dyn FnMut(TuningStep),
+) -> Result<Option<TuningResult>, String> {
+    let c = CompressionConfig::from_config(config).map_err(|e| alloc::format!("{e}"))?;
+    let Some(setup) = setup.filter(|_| c.float_tuning) else { return Ok(None) };
+    let metric = if c.quality_metric == "exact" {
+        QualityMetric::Exact
+    } else {
+        QualityMetric::MaxRelative(c.quality_loss / 100.0)
+    };
+    let r = tune_with_progress(module, setup, metric, c.tuning_runs, progress)
+        .map_err(|e| alloc::format!("precision tuning: {e}"))?;
+    Ok(Some(r))
 }
 
 #[cfg(test)]

@@ -79,7 +79,7 @@ pub const NOTES: &[ModelNote] = &[
 pub const IDEAL_NOTES: &[ModelNote] = &[
     ModelNote::modelled("The paper's Fig. 3 Ideal: the original kernel and timing, with every single-use memory value (all spaces Algorithm 1 allows) bypassing the register file: no bank write for the load, no bank read for its consumer, no extra latency."),
     ModelNote::assumption("Registers per thread stay the original kernel's (the limit measures register-file traffic and contention only)."),
-    ModelNote::modelled("Counters single_use_reads and single_use_writes: the accesses the single-use memory values make under the baseline (the same run without the bypass has exactly these more); their share of the baseline's RF accesses is (reads + writes) / (main_rf + reads + writes). The bank conflicts they cause are not attributed per access; the conflicts the bypass removes are the baseline's minus this run's."),
+    ModelNote::modelled("Counters single_use_reads and single_use_writes: the accesses the single-use memory values make under the baseline (the same run without the bypass has exactly these more); their share of the baseline's RF accesses is (reads + writes) / (main_rf + reads + writes). The bank conflicts those accesses are involved in (the paper's Fig. 2) are counted per access on the baseline run (TimingOptions::single_use_attribution, `reglab run --single-use`: regfile/demo_marks.rs); the conflicts this bypass removes, the baseline's minus this run's, are a different quantity."),
 ];
 
 /// The baseline register file plus a memory-operand buffer per scheduler.

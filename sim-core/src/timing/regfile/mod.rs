@@ -60,9 +60,11 @@ pub mod compression;
 pub mod compression_file;
 pub mod compression_program;
 pub mod compression_report;
+pub mod compression_slices;
 pub mod config;
 pub mod cta_pool;
 pub mod demo;
+pub mod demo_marks;
 pub mod demo_program;
 pub mod double_registers;
 pub mod energy;
@@ -461,4 +463,10 @@ pub trait RegisterFileScheme: SchemeAny {
     /// decodes (runs built without a module, [`crate::timing::Simulation::new`], and schemes
     /// that time their own program are not called). Default: nothing.
     fn prepare(&mut self, _module: &Module, _program: &Program) {}
+
+    /// Single-use attribution (DeMO's Fig. 2, asked for by
+    /// [`crate::timing::TimingOptions::single_use_attribution`]): `marks` names the operand
+    /// positions, by `sid` of the program this run times, that are accesses of single-use memory
+    /// values. Default: ignored (the baseline counts them).
+    fn attribute_single_use(&mut self, _marks: &alloc::rc::Rc<demo_marks::SingleUseMarks>) {}
 }

@@ -284,16 +284,39 @@ pub fn assign_inputs_reported(
     module: &crate::ir::Module,
     setup: Option<&crate::exec::LaunchSetup>,
 ) -> Result<(AssignInputs, Vec<super::SchemeCounter>), alloc::string::String> {
+    assign_inputs_progress(r, module, setup, &mut |_| {})
+}
+
+/// As [`assign_inputs_reported`], telling `progress` where precision tuning stands
+/// (`compression`) after every functional run of its search.
+pub fn assign_inputs_progress(
+    r: &ResolvedScheme,
+    module: &crate::ir::Module,
+    setup: Option<&crate::exec::LaunchSetup>,
+    progress: &mut dyn FnMut(crate::exec::float_tuning::TuningStep),
+) -> Result<(AssignInputs, Vec<super::SchemeCounter>), alloc::string::String> {
     let seeds = setup.and_then(compression_program::launch_seeds);
     let mut inputs = AssignInputs { seeds, ..AssignInputs::default() };
     let mut counters = Vec::new();
     if r.entry.name == "compression" {
-        if let Some(t) = compression_program::tuning(&r.config, module, setup)? {
+        if let Some(t) = compression_program::tuning_with_progress(&r.config, module, setup, progress)? {
             counters = super::compression_report::tuning_counters(module, &t);
             inputs.float_bits = t.formats;
         }
     }
     Ok((inputs, counters))
+}
+
+/// The slice map resolved scheme `r`'s report carries (`compression`:
+/// [`super::compression_slices::for_run`]; `None` for the others), computed from the same
+/// `inputs` its register assignment pass is told.
+pub fn slice_map(
+    r: &ResolvedScheme,
+    module: &crate::ir::Module,
+    gpu: &crate::gpu::GpuConfig,
+    inputs: &AssignInputs,
+) -> Option<super::compression_slices::SliceMap> {
+    (r.entry.name == "compression").then(|| super::compression_slices::for_run(&r.config, module, gpu, inputs))?
 }
 
 /// The fusion pass of `composite` and `gilani`: the one their `pair_rule` names.

@@ -1,14 +1,31 @@
-//! A chart's PNG export: its SVG document drawn through an `<img>` onto a `<canvas>` at twice its
-//! size on white, then offered as a download. Both chart kinds (the Yew charts of the results and
-//! the SVG-text charts of the occupancy panel) export through here and through
-//! [`crate::export::download`] for SVG, so an exported chart is the one on screen.
+//! A chart's one export path: its SVG document (the markup on screen, [`super::ChartSpec::svg`])
+//! as a `data:` URL for the SVG download link, and the same document drawn through an `<img>`
+//! onto a `<canvas>` at twice its size on white, offered as the PNG download.
 //!
 //! ```text
-//! svg text → data:image/svg+xml URL → <img>.onload → canvas 2× (white) → toDataURL("image/png") → <a download>
+//! svg text → data:image/svg+xml URL → <a download> (SVG)
+//!                                   → <img>.onload → canvas 2× (white) → toDataURL("image/png") → <a download> (PNG)
 //! ```
 //!
 //! The canvas calls go through `js_sys::Reflect` (no extra `web-sys` features, so adding PNG
 //! export does not rebuild the DOM bindings).
+
+use std::fmt::Write as _;
+
+/// A `data:` URL of an SVG document, for a download link.
+pub fn data_url(svg: &str) -> String {
+    let mut out = String::from("data:image/svg+xml;charset=utf-8,");
+    for b in svg.bytes() {
+        if b == b' ' {
+            out.push_str("%20");
+        } else if b.is_ascii_alphanumeric() || b"-_.~=:/;,()'!*".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            let _ = write!(out, "%{b:02X}");
+        }
+    }
+    out
+}
 
 /// Scale of the PNG over the SVG's user units (crisp on high-density screens and in slides).
 pub const SCALE: f64 = 2.0;
@@ -61,7 +78,7 @@ mod browser {
             let _ = draw(&doc, &image, &name, w, h);
         });
         let _ = set(&img, "onload", &onload);
-        let _ = set(&img, "src", &JsValue::from_str(&crate::chart::data_url(svg)));
+        let _ = set(&img, "src", &JsValue::from_str(&super::data_url(svg)));
     }
 
     fn draw(doc: &web_sys::Document, img: &JsValue, name: &str, w: f64, h: f64) -> Result<(), JsValue> {
@@ -86,6 +103,12 @@ mod browser {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_data_url_escapes_what_a_url_cannot_hold() {
+        // '<' is 0x3C, '"' 0x22, '#' 0x23, ' ' 0x20; letters, '=' and '/' stay.
+        assert_eq!(data_url("<a b=\"#1\"/>"), "data:image/svg+xml;charset=utf-8,%3Ca%20b=%22%231%22/%3E");
+    }
 
     #[test]
     fn the_size_comes_from_the_view_box() {

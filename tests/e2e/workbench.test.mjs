@@ -7,7 +7,7 @@
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { chromium } from 'playwright-core';
@@ -177,8 +177,19 @@ test('a three-point sweep equals three reglab runs and draws its line charts', a
     await page.locator('#sweep-values').fill('2,8,32');
     await page.locator('#sweep-reference').fill('8');
     await page.locator('#sweep-values').press('Tab');
+    // Three workers, one point each (whatever the machine's core count), so the charts have
+    // points to draw before the sweep ends.
+    await page.evaluate(() => { window.reglabWorkers = 3; });
+    await watchProgress(page);
     await page.locator('#sweep-run').click();
     await page.locator('#sweep-charts').waitFor({ timeout: 120_000 });
+    const seen = await page.evaluate(() => window.seenProgress);
+    assert.deepEqual(seen.workers, ['3']);
+    // The live charts showed one point, then more, before the sweep finished (3 is never shown
+    // live: the last point's report ends the run and the full results replace the live view).
+    assert.ok(seen.livePoints.includes(1), `points done while running: ${seen.livePoints}`);
+    assert.ok(seen.liveRows.includes(1), `rows of the live IPC chart while running: ${seen.liveRows}`);
+    assert.ok(seen.done.some((d) => d.includes('1') && d.includes('0')), `per-point done flags: ${seen.done}`);
     const summary = await readSummary(page);
     const labels = ['rfc-ob:rfc_entries=2', 'rfc-ob:rfc_entries=8', 'rfc-ob:rfc_entries=32'];
     assert.deepEqual(Object.keys(summary), labels);
@@ -198,6 +209,16 @@ test('a three-point sweep equals three reglab runs and draws its line charts', a
       const cells = await row.locator('td').allTextContents();
       assert.ok(Math.abs(Number(cells[2]) - 100 * lines[i].reads_saved) < 1e-3, `${cells} vs ${lines[i].reads_saved}`);
     }
+    // A point's full report opens on click, and is reglab sweep's line for that point.
+    await page.locator('.sweep-point[data-index="1"]').click();
+    const point = page.locator('#sweep-point-report');
+    assert.equal(await point.getAttribute('data-scheme'), labels[1]);
+    const full = JSON.parse(await point.locator('.sweep-point-json').textContent());
+    assert.equal(full.cycles, lines[1].cycles);
+    assert.equal(full.warp_instructions, lines[1].report.warp_instructions);
+    assert.deepEqual(full.register_file, lines[1].report.register_file);
+    await page.locator('.sweep-point[data-index="1"]').click();
+    await point.waitFor({ state: 'detached' });
     assert.deepEqual(problems, []);
   } finally {
     await close();
@@ -213,9 +234,16 @@ test('Cancel during a sweep leaves the page usable; the one-click Wyse study the
     await page.locator('#run-progress').waitFor();
     assert.match(await page.locator('#run-status').textContent(), /Simulating _Z6vecAddPKfS0_Pfi on fermi-gtx480 under a sweep of rfc-ob over 9 values of rfc_entries/);
     await page.locator('#run-time-left').waitFor({ timeout: 90_000 });
+    assert.ok(Number(await page.locator('#scheme-progress').getAttribute('data-workers')) >= 1);
+    // What a person sees mid-sweep: one progress bar per point, the workers, the time left.
+    await page.setViewportSize({ width: 1366, height: 768 });
+    await page.locator('#scheme-progress').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(artifactsDir, 'workbench-sweep-running-1366x768.png') });
     await page.locator('#cancel-button').click();
     await page.locator('.run-cancelled').waitFor();
     assert.equal(await page.locator('#run-button').isEnabled(), true);
+    // Every worker stopped: no progress bars, no live charts left behind.
+    assert.equal(await page.locator('#scheme-progress, #sweep-live').count(), 0);
     await page.locator('button:has-text("Reset")').click();
     await page.locator('#study-wyse-rfc').click();
     await page.locator('#sweep-charts').waitFor({ timeout: 180_000 });
@@ -281,16 +309,42 @@ test('exports download and parse; screenshots at 1366×768 and 1920×1080', asyn
   }
 });
 
-test('six schemes on one functional run vs six single-scheme runs (matmul, wall time reported)', async (t) => {
+/** The JSON export of the results on screen (the reports, as the page downloads them). */
+async function downloadJson(page) {
+  const download = page.waitForEvent('download');
+  await page.locator('#download-json').click();
+  return readFileSync(await (await download).path(), 'utf8');
+}
+
+/** Records, while a run goes on, every worker count and per-scheme "done" pattern the page shows. */
+async function watchProgress(page) {
+  await page.evaluate(() => {
+    window.seenProgress = { workers: [], done: [], livePoints: [], liveRows: [] };
+    const note = () => {
+      const seen = window.seenProgress;
+      const bars = document.querySelector('#scheme-progress');
+      if (bars && !seen.workers.includes(bars.dataset.workers)) seen.workers.push(bars.dataset.workers);
+      const done = [...document.querySelectorAll('#scheme-progress li')].map((li) => (li.dataset.done === 'true' ? 1 : 0)).join('');
+      if (done && !seen.done.includes(done)) seen.done.push(done);
+      const live = document.querySelector('#sweep-live');
+      if (live && !seen.livePoints.includes(Number(live.dataset.pointsDone))) seen.livePoints.push(Number(live.dataset.pointsDone));
+      const rows = document.querySelectorAll('#chart-live-sweep-ipc details table tbody tr').length;
+      if (live && !seen.liveRows.includes(rows)) seen.liveRows.push(rows);
+    };
+    new MutationObserver(note).observe(document.body, { subtree: true, childList: true, attributes: true });
+  });
+}
+
+test('six schemes in parallel workers vs six single-scheme runs (matmul): same reports, wall times reported', async (t) => {
   const { page, close } = await openWorkbench(['baseline']);
   const specs = ['baseline', 'no-bank-conflicts', '2x-registers', 'rfc-ob', 'rfc-ob:rfc_entries=2', 'baseline:collector_units=4'];
-  // Consecutive runs have different scheme lists, so the results of this run are the ones whose
-  // rows are `list` (the previous run's stay on screen until the new one starts).
+  // The previous run's results are marked stale before the click: this run's are a new element.
   const timed = async (list) => {
+    await page.evaluate(() => document.querySelector('#run-results')?.setAttribute('data-stale', ''));
     const start = Date.now();
     await page.locator('#run-button').click();
     await page.waitForFunction(
-      (want) => [...document.querySelectorAll('#run-results .summary tbody tr td:first-child')].map((c) => c.textContent).join(' ') === want,
+      (want) => [...document.querySelectorAll('#run-results:not([data-stale]) .summary tbody tr td:first-child')].map((c) => c.textContent).join(' ') === want,
       list.join(' '),
       { timeout: 300_000 },
     );
@@ -304,15 +358,43 @@ test('six schemes on one functional run vs six single-scheme runs (matmul, wall 
   };
   try {
     await loadExample(page, 'matmul_tiled', '_Z11matmulTiledPKfS0_Pfi');
+    const cores = await page.evaluate(() => navigator.hardwareConcurrency);
     await setSpecs(specs);
+    // The pool as the browser sizes it (at least two workers even where it reports one core).
+    await page.evaluate((n) => { window.reglabWorkers = n; }, Math.max(2, cores));
+    await watchProgress(page);
     const together = await timed(specs);
+    const workers = await page.evaluate(() => window.seenProgress.workers.map(Number));
+    assert.equal(workers.length, 1, `one worker count per run: ${workers}`);
+    assert.equal(workers[0], Math.min(4, Math.max(2, cores)));
+    const pooled = await downloadJson(page);
     assert.deepEqual(Object.keys(await readSummary(page)), specs);
+    // The same six in one worker: the reports are the same, byte for byte.
+    await page.evaluate(() => { window.reglabWorkers = 1; });
+    const oneWorker = await timed(specs);
+    const single = await downloadJson(page);
+    assert.ok(pooled === single, 'reports from the worker pool differ from one worker\'s');
+    await page.evaluate(() => { delete window.reglabWorkers; });
     let apart = 0;
     for (const s of specs) {
       await setSpecs([s]);
       apart += await timed([s]);
     }
-    t.diagnostic(`matmul_tiled on ${GPU}: six schemes in one run ${together} ms; six single-scheme runs ${apart} ms in all`);
+    // The page's figures are the CLI's.
+    const native = JSON.parse(
+      reglab(['run', 'static/examples/matmul_tiled.ptx', '--launch', 'static/examples/matmul_tiled.launch.json', '--gpu', GPU, '--json', ...specs.flatMap((x) => ['--scheme', x])]),
+    ).reports;
+    const byLabel = Object.fromEntries(native.map((r) => [r.scheme, r]));
+    for (const r of JSON.parse(pooled)) {
+      assert.equal(r.cycles, byLabel[r.scheme].cycles, `${r.scheme} cycles, browser vs reglab run`);
+      assert.equal(r.warp_instructions, byLabel[r.scheme].warp_instructions, `${r.scheme} warp-instructions`);
+    }
+    const figures = { example: 'matmul_tiled', gpu: GPU, schemes: specs, hardware_concurrency: cores, workers: workers[0], parallel_ms: together, one_worker_ms: oneWorker, six_single_runs_ms: apart };
+    writeFileSync(join(artifactsDir, 'workbench-six-schemes.json'), JSON.stringify(figures, null, 2) + '\n');
+    t.diagnostic(
+      `matmul_tiled on ${GPU}, six schemes: ${workers[0]} workers ${together} ms; one worker ${oneWorker} ms; ` +
+        `six single-scheme runs one after another ${apart} ms (hardwareConcurrency ${cores})`,
+    );
   } finally {
     await close();
   }

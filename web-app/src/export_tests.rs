@@ -20,6 +20,7 @@ fn reports() -> Vec<Report> {
         gpu,
         schemes: vec![SchemeSpec::named("rfc-ob"), SchemeSpec::named("baseline")],
         registers_per_thread: None,
+        record_values: false,
     };
     execute(&req, |_| {}).map(|o| o.reports).unwrap_or_default()
 }

@@ -21,7 +21,8 @@ pub struct HostTiming {
     pub executor_ms: f64,
     /// Warp-instructions the timing model simulated, summed over the schemes.
     pub timing_warp_instructions: u64,
-    /// Warp-instructions the executor produced (once; every scheme replays the same streams).
+    /// Warp-instructions the executor produced (once per worker, `run_pool.rs`; the schemes of a
+    /// worker replay the same streams), summed over the workers.
     pub executor_warp_instructions: u64,
 }
 

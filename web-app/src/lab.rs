@@ -6,7 +6,7 @@
 //! ```text
 //! Kernels{names, example} → keep an edited setup whose kernel still exists, else the shipped one
 //!                           or a proposal;  Edit(form) / EditJson(text) → setup + inline errors
-//! RunStarted(id) → Running → RunProgress(id, p)* → RunFinished(id, reports | failure) / Cancel
+//! RunStarted(id) → Running → (RunProgress(id, p) | RunPartial(id, per scheme))* → RunFinished(id, reports | failure) / Cancel
 //! ```
 
 use std::rc::Rc;
@@ -43,6 +43,9 @@ pub struct LabState {
     pub scheme_error: Option<String>,
     /// The sweep the last run started was (its results add line charts over the parameter).
     pub sweep: Option<Rc<crate::sweep::SweepPlan>>,
+    /// While a run goes on: each scheme's progress and the reports of the schemes whose worker
+    /// has finished (`run_pool.rs`); `None` before the first message of a run.
+    pub partial: Option<Rc<crate::run_pool::PartialRun>>,
 }
 
 /// The scheme name of a spec (`baseline:collector_units=2` → `baseline`).
@@ -109,6 +112,8 @@ pub enum LabAction {
     RunStarted(u64),
     /// Progress of run `id`.
     RunProgress(u64, RunProgress),
+    /// Each scheme's progress and the reports in so far, of run `id`.
+    RunPartial(u64, Rc<crate::run_pool::PartialRun>),
     /// Run `id` ended.
     RunFinished(u64, Result<Rc<RunOutput>, RunFailure>),
     /// The user stopped the run.
@@ -144,6 +149,7 @@ impl LabState {
             run_id: 0,
             scheme_error: None,
             sweep: None,
+            partial: None,
         }
     }
 
@@ -258,7 +264,9 @@ impl LabState {
             LabAction::RunStarted(id) => {
                 next.run_id = id;
                 next.run = RunStatus::Running(RunProgress::default());
+                next.partial = None;
             }
+            LabAction::RunPartial(id, p) if id == self.run_id && self.running() => next.partial = Some(p),
             LabAction::RunProgress(id, p) if id == self.run_id && self.running() => next.run = RunStatus::Running(p),
             LabAction::RunFinished(id, result) if id == self.run_id && self.running() => {
                 next.run = match result {
@@ -266,7 +274,7 @@ impl LabState {
                     Err(f) => RunStatus::Failed(f),
                 };
             }
-            LabAction::RunProgress(..) | LabAction::RunFinished(..) => {}
+            LabAction::RunProgress(..) | LabAction::RunPartial(..) | LabAction::RunFinished(..) => {}
             LabAction::Cancel if self.running() => next.run = RunStatus::Cancelled,
             LabAction::Cancel => {}
         }
@@ -346,6 +354,10 @@ mod tests {
         let p = RunProgress { fraction: 0.5, warp_instructions: 10, cycles: 100, tuning: None };
         assert_eq!(run.reduce(LabAction::RunProgress(7, p), src).run, RunStatus::Running(p));
         assert_eq!(run.reduce(LabAction::RunProgress(6, p), src).run, run.run);
+        let part =
+            Rc::new(crate::run_pool::PartialRun { fractions: vec![1.0, 0.5, 0.5], reports: vec![None; 3], workers: 2 });
+        assert_eq!(run.reduce(LabAction::RunPartial(7, part.clone()), src).partial, Some(part.clone()));
+        assert_eq!(run.reduce(LabAction::RunPartial(6, part), src).partial, None);
         let cancelled = run.reduce(LabAction::Cancel, src);
         assert_eq!(cancelled.run, RunStatus::Cancelled);
         let late = cancelled.reduce(LabAction::RunFinished(7, Ok(Rc::new(RunOutput::default()))), src);

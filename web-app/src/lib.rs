@@ -38,6 +38,7 @@ pub mod launch_model;
 pub mod model;
 pub mod report_charts;
 pub mod run_job;
+pub mod run_pool;
 pub mod settings;
 pub mod share;
 pub mod share_hooks;

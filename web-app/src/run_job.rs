@@ -47,6 +47,11 @@ pub struct RunRequest {
     /// scheme's estimate.
     #[serde(default)]
     pub registers_per_thread: Option<u32>,
+    /// Record value summaries even when none of these schemes needs them: this request is one
+    /// worker's share of a larger one whose other schemes do (`run_pool.rs`), and its reports
+    /// must be the ones one run of all the schemes gives.
+    #[serde(default)]
+    pub record_values: bool,
 }
 
 /// Where a run stands.
@@ -171,7 +176,8 @@ pub fn execute(req: &RunRequest, mut progress: impl FnMut(RunProgress)) -> Resul
         ..TimingOptions::default()
     };
     let program = Program::decode_for(&module, gpu, &options).map_err(|m| from_timing(TimingError::Internal(m)))?;
-    let source_options = SourceOptions { values: Simulation::wants_values(&req.schemes, &options), budget: None };
+    let values = req.record_values || Simulation::wants_values(&req.schemes, &options);
+    let source_options = SourceOptions { values, budget: None };
     let source = ExecSource::with_options(&module, launch, &program, source_options)
         .map_err(|e| from_timing(TimingError::Source(e.into())))?;
     let (source, executor) = TimedSource::new(source, now_ms);
@@ -241,6 +247,7 @@ mod tests {
             gpu: sim_core::gpu::presets::by_name("turing-rtx2060").unwrap_or_else(|| unreachable!()),
             schemes: vec![SchemeSpec::named("baseline"), SchemeSpec::named("no-bank-conflicts")],
             registers_per_thread: None,
+            record_values: false,
         }
     }
 

@@ -1,10 +1,11 @@
 //! Sweeps in the page: one scheme instance, one numeric parameter, a list or range of values (the
 //! CLI's syntax, `sim_core::timing::sweep_values`: `2,4,8` or `2..512*2`); every point is one
-//! scheme of one run (one functional run feeds them all, as `reglab sweep` does), and the results
-//! add line charts against the parameter: IPC, IPC relative to the reference point, reads saved
+//! scheme of one run, dealt to the page's workers (`run_pool.rs`: one functional run feeds the
+//! points of each worker, as `reglab sweep` feeds all of them), and the results add line charts against the parameter: IPC, IPC relative to the reference point, reads saved
 //! (schemes that count RFC hits and misses), register-file energy, registers per thread and
 //! occupancy. The one-click studies are fixed plans (Wyse's RFC size sweep, 2..512 entries,
-//! relative to 8).
+//! relative to 8). While the sweep runs, [`SweepPlan::charts_so_far`] draws the points whose
+//! worker has finished.
 //!
 //! ```text
 //! SweepPlan { base: "rfc-ob", param: "rfc_entries", values: ["2", …, "512"], reference: 2 }
@@ -75,17 +76,30 @@ impl SweepPlan {
         self.values.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(i as f64)
     }
 
-    /// A line over the points of `reports` (in value order) of `y`, skipping points without one.
-    fn line(&self, reports: &[Report], name: &str, y: impl Fn(&Report) -> Option<f64>) -> LineSeries {
-        let points = reports.iter().enumerate().filter_map(|(i, r)| y(r).map(|v| (self.x(i), v))).collect();
+    /// A line over the points of `reports` (in value order; `None`: not finished yet) of `y`,
+    /// skipping points without one.
+    fn line(&self, reports: &[Option<&Report>], name: &str, y: impl Fn(&Report) -> Option<f64>) -> LineSeries {
+        let points = reports.iter().enumerate().filter_map(|(i, r)| r.and_then(&y).map(|v| (self.x(i), v))).collect();
         LineSeries { name: name.to_owned(), points, ..LineSeries::default() }
+    }
+
+    /// The points' labels (`rfc-ob:rfc_entries=2`, …), as the reports name them.
+    pub fn labels(&self) -> Vec<String> {
+        self.specs().map(|s| s.iter().map(SchemeSpec::label).collect()).unwrap_or_default()
     }
 
     /// The charts of a finished sweep: `(id, title, data)`; reads saved only when some point
     /// counts RFC hits and misses.
     pub fn charts(&self, reports: &[Report]) -> Vec<(&'static str, String, LineData)> {
+        self.charts_so_far(&reports.iter().map(Some).collect::<Vec<_>>())
+    }
+
+    /// The charts of the points finished so far (`None`: not yet), as [`SweepPlan::charts`]; the
+    /// relative IPC has no points until the reference point is in.
+    pub fn charts_so_far(&self, reports: &[Option<&Report>]) -> Vec<(&'static str, String, LineData)> {
         let p = &self.param;
-        let reference = reports.get(self.reference).map_or(0.0, |r| r.ipc.warp_instructions_per_cycle);
+        let reference =
+            reports.get(self.reference).copied().flatten().map_or(0.0, |r| r.ipc.warp_instructions_per_cycle);
         let x_spacing = if self.geometric() { Spacing::Log2 } else { Spacing::Decimal };
         let chart = |id, title: &str, y_label: &str, y_max, series: LineSeries| {
             let data = LineData {
@@ -181,5 +195,42 @@ mod tests {
             (wyse.values.first().cloned(), wyse.values.last().cloned(), wyse.values[wyse.reference].clone()),
             (Some("2".into()), Some("512".into()), "8".into())
         );
+    }
+
+    /// While a sweep runs, its charts draw the points finished so far: with the middle point of
+    /// three missing, the IPC line has the first and last x (2 and 8); relative IPC is over the
+    /// reference point (the first, 2), so that point sits at exactly 1.
+    #[test]
+    fn charts_so_far_draw_the_finished_points_only() {
+        let plan = SweepPlan::new("baseline", "collector_units", "2,4,8", "").unwrap_or_else(|e| unreachable!("{e}"));
+        assert_eq!(
+            plan.labels(),
+            ["baseline:collector_units=2", "baseline:collector_units=4", "baseline:collector_units=8"]
+        );
+        let launch =
+            crate::examples::launch_for("vector_add").and_then(|t| sim_core::exec::LaunchSetup::from_json(t).ok());
+        let req = crate::run_job::RunRequest {
+            ptx: crate::examples::find("vector_add").map_or(String::new(), |e| e.source.into()),
+            launch: launch.unwrap_or_else(|| unreachable!()),
+            gpu: sim_core::gpu::presets::by_name("fermi-gtx480").unwrap_or_else(|| unreachable!()),
+            schemes: plan.specs().unwrap_or_default(),
+            registers_per_thread: None,
+            record_values: false,
+        };
+        let reports = crate::run_job::execute(&req, |_| {}).map(|o| o.reports).unwrap_or_default();
+        assert_eq!(reports.len(), 3);
+        let so_far = [reports.first(), None, reports.get(2)];
+        let charts = plan.charts_so_far(&so_far);
+        let xs = |id: &str| -> Vec<f64> {
+            let c = charts.iter().find(|c| c.0 == id);
+            c.map(|c| c.2.series[0].points.iter().map(|p| p.0).collect()).unwrap_or_default()
+        };
+        assert_eq!(xs("sweep-ipc"), [2.0, 8.0]);
+        let rel = charts.iter().find(|c| c.0 == "sweep-relative-ipc").map(|c| c.2.series[0].points[0].1);
+        assert_eq!(rel, Some(1.0));
+        // Before the reference point is in, relative IPC has no points.
+        let late = plan.charts_so_far(&[None, reports.get(1), None]);
+        assert!(late.iter().any(|c| c.0 == "sweep-relative-ipc" && c.2.series[0].points.is_empty()));
+        assert_eq!(plan.charts(&reports)[0].2.series[0].points.len(), 3);
     }
 }

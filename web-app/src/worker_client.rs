@@ -1,19 +1,25 @@
-//! The page's side of the run worker: starts a fresh `Worker` per run (relative URL, so the site
-//! works from any sub-path), turns its messages into `LabAction`s, and terminates it on Cancel.
+//! The page's side of the run workers: starts fresh `Worker`s per run (relative URL, so the site
+//! works from any sub-path), one per share of the schemes (`run_pool.rs`: up to the machine's
+//! cores, at most four), turns their messages into `LabAction`s, merges their reports in the order
+//! the user chose, and terminates them all on Cancel.
 //!
 //! ```text
-//! start(req) → terminate the old worker → new Worker("./worker_loader.js")
-//!   onmessage {"type":"ready"} → postMessage(request JSON)
-//!   onmessage {"type":"progress"…} → Lab(RunProgress(id, p)); {"type":"done"…} → Lab(RunFinished)
-//! cancel()   → worker.terminate() → Lab(Cancel)
-//! onerror (a trap: out of memory, a bug) → terminate → Lab(RunFinished(Err(worker: plain words)))
+//! start(req) → terminate the old workers → plan: shares → new Worker("./worker_loader.js") each
+//!   onmessage {"type":"ready"} → postMessage(its share's request JSON)
+//!   onmessage {"type":"progress"…} → Lab(RunProgress(id, whole)) + Lab(RunPartial(id, per scheme))
+//!   onmessage {"type":"done"…} → its reports in place (RunPartial); the last → Lab(RunFinished)
+//!   onmessage {"type":"failed"…} → terminate all → Lab(RunFinished(Err))
+//! cancel()   → terminate every worker → Lab(Cancel)
+//! onerror (a trap: out of memory, a bug) → terminate all → Lab(RunFinished(Err(worker: plain words)))
 //! ```
 //!
 //! A worker that dies (wasm trap, out of memory, a script that fails to load) is reported with what
-//! the user can do ([`crashed_message`]); it is terminated and forgotten, so the page stays usable
-//! and the next run starts a fresh one. For the browser tests, a script may set
-//! `window.reglabTestWorkerFault = "trap"`: the next run's worker is then asked to trap
-//! ([`TEST_TRAP_REQUEST`]) instead of running; the flag is consumed by that run.
+//! the user can do ([`crashed_message`]); every worker of the run is terminated and forgotten, so
+//! the page stays usable and the next run starts fresh ones. For the browser tests, a script may
+//! set `window.reglabTestWorkerFault = "trap"`: the next run's first worker is then asked to trap
+//! ([`TEST_TRAP_REQUEST`]) instead of running; the flag is consumed by that run. A script may also
+//! set `window.reglabWorkers = N` to use N in place of `navigator.hardwareConcurrency` (the
+//! browser tests compare one worker with several).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -41,24 +47,25 @@ pub fn crashed_message(browser_said: &str) -> String {
     )
 }
 
-/// Start and cancel callbacks for the run worker.
+/// Start and cancel callbacks for the run workers.
 #[derive(Clone, PartialEq)]
 pub struct RunControls {
-    /// Sends a run to a new worker.
+    /// Sends a run to new workers (one per share of the schemes).
     pub start: Callback<RunRequest>,
-    /// Terminates the running worker.
+    /// Terminates every worker of the running run.
     pub cancel: Callback<()>,
 }
 
+/// The running workers, one slot per share (emptied as each is terminated).
 #[cfg(target_arch = "wasm32")]
-type Held = Option<(web_sys::Worker, wasm_bindgen::closure::Closure<dyn Fn(web_sys::MessageEvent)>)>;
+type Held = Vec<Option<(web_sys::Worker, wasm_bindgen::closure::Closure<dyn Fn(web_sys::MessageEvent)>)>>;
 #[cfg(not(target_arch = "wasm32"))]
-type Held = Option<()>;
+type Held = Vec<Option<()>>;
 
-/// The run worker's controls; `dispatch` receives the run's actions.
+/// The run workers' controls; `dispatch` receives the run's actions.
 #[hook]
 pub fn use_run_worker(dispatch: Callback<Action>) -> RunControls {
-    let held: Rc<RefCell<Held>> = use_mut_ref(|| None);
+    let held: Rc<RefCell<Held>> = use_mut_ref(Vec::new);
     let next_id = use_mut_ref(|| 0u64);
     let start = {
         let (held, dispatch) = (held.clone(), dispatch.clone());
@@ -88,107 +95,18 @@ pub fn use_run_worker(dispatch: Callback<Action>) -> RunControls {
 }
 
 fn stop(held: &Rc<RefCell<Held>>) {
+    let workers = std::mem::take(&mut *held.borrow_mut());
     #[cfg(target_arch = "wasm32")]
-    if let Some((worker, _closure)) = held.borrow_mut().take() {
+    for (worker, _closure) in workers.into_iter().flatten() {
         worker.terminate();
     }
     #[cfg(not(target_arch = "wasm32"))]
-    held.borrow_mut().take();
+    drop(workers);
 }
 
 #[cfg(target_arch = "wasm32")]
-mod imp {
-    use std::cell::RefCell;
-    use std::rc::Rc;
-
-    use wasm_bindgen::closure::Closure;
-    use wasm_bindgen::{JsCast, JsValue};
-    use web_sys::{MessageEvent, Worker};
-    use yew::Callback;
-
-    use super::{Held, TEST_TRAP_REQUEST, WORKER_URL};
-    use crate::lab::LabAction;
-    use crate::run_job::{RunFailure, RunRequest, WorkerReply};
-    use crate::state::Action;
-
-    pub fn spawn(held: &Rc<RefCell<Held>>, id: u64, req: &RunRequest, dispatch: &Callback<Action>) {
-        let fail = |m: String| {
-            let f = RunFailure::new("worker", m);
-            dispatch.emit(Action::Lab(LabAction::RunFinished(id, Err(f))));
-        };
-        let worker = match Worker::new(WORKER_URL) {
-            Ok(w) => w,
-            Err(e) => return fail(format!("cannot start the worker: {e:?}")),
-        };
-        let d = dispatch.clone();
-        let done = held.clone();
-        let request = if take_test_fault() {
-            TEST_TRAP_REQUEST.to_owned()
-        } else {
-            serde_json::to_string(req).unwrap_or_default()
-        };
-        let me = worker.clone();
-        let onmessage = Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| {
-            let text = event.data().as_string().unwrap_or_default();
-            let action = match serde_json::from_str::<WorkerReply>(&text) {
-                Ok(WorkerReply::Ready) => match me.post_message(&JsValue::from_str(&request)) {
-                    Ok(()) => return,
-                    Err(e) => LabAction::RunFinished(
-                        id,
-                        Err(RunFailure::new("worker", format!("cannot send the run: {e:?}"))),
-                    ),
-                },
-                Ok(WorkerReply::Progress(p)) => LabAction::RunProgress(id, p),
-                Ok(WorkerReply::Done(out)) => LabAction::RunFinished(id, Ok(Rc::new(out))),
-                Ok(WorkerReply::Failed(f)) => LabAction::RunFinished(id, Err(f)),
-                Err(e) => LabAction::RunFinished(id, Err(RunFailure::new("worker", format!("bad reply: {e}")))),
-            };
-            let last = !matches!(action, LabAction::RunProgress(..));
-            d.emit(Action::Lab(action));
-            if last {
-                // The run is over: free the worker's memory.
-                release(&done);
-            }
-        });
-        worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
-        let d = dispatch.clone();
-        let dead = held.clone();
-        let onerror = Closure::<dyn Fn(web_sys::ErrorEvent)>::new(move |e: web_sys::ErrorEvent| {
-            // Handled here: not also an uncaught error of the page.
-            e.prevent_default();
-            // A trapped worker's wasm is unusable: terminate it so the next run starts afresh.
-            release(&dead);
-            let f = RunFailure::new("worker", super::crashed_message(&e.message()));
-            d.emit(Action::Lab(LabAction::RunFinished(id, Err(f))));
-        });
-        worker.set_onerror(Some(onerror.as_ref().unchecked_ref()));
-        // Small and once per run; it must outlive the worker's last event.
-        onerror.forget();
-        *held.borrow_mut() = Some((worker, onmessage));
-    }
-
-    /// Terminates and forgets the held worker (from inside one of its own events).
-    fn release(held: &Rc<RefCell<Held>>) {
-        if let Ok(mut h) = held.try_borrow_mut() {
-            if let Some((w, c)) = h.take() {
-                w.terminate();
-                // Dropping the running closure would be unsound for wasm-bindgen: keep it.
-                c.forget();
-            }
-        }
-    }
-
-    /// True once if a test script asked for a failing worker (`window.reglabTestWorkerFault`).
-    fn take_test_fault() -> bool {
-        let Some(window) = web_sys::window() else { return false };
-        let key = JsValue::from_str("reglabTestWorkerFault");
-        let asked = js_sys::Reflect::get(&window, &key).ok().and_then(|v| v.as_string());
-        if asked.is_some() {
-            let _ = js_sys::Reflect::delete_property(&window, &key);
-        }
-        asked.as_deref() == Some("trap")
-    }
-}
+#[path = "worker_pool_web.rs"]
+mod imp;
 
 #[cfg(not(target_arch = "wasm32"))]
 mod imp {
@@ -199,13 +117,17 @@ mod imp {
 
     use super::Held;
     use crate::lab::LabAction;
-    use crate::run_job::{execute, RunRequest};
+    use crate::run_job::RunRequest;
+    use crate::run_pool::run_pooled;
     use crate::state::Action;
 
-    /// Natively (tests) the run happens right away, on this thread.
+    /// Natively (tests) the run happens right away, on this thread, as one worker.
     pub fn spawn(_held: &Rc<RefCell<Held>>, id: u64, req: &RunRequest, dispatch: &Callback<Action>) {
-        let result = execute(req, |p| dispatch.emit(Action::Lab(LabAction::RunProgress(id, p)))).map(Rc::new);
-        dispatch.emit(Action::Lab(LabAction::RunFinished(id, result)));
+        let result = run_pooled(req, 1, |p, partial| {
+            dispatch.emit(Action::Lab(LabAction::RunProgress(id, p)));
+            dispatch.emit(Action::Lab(LabAction::RunPartial(id, Rc::new(partial.clone()))));
+        });
+        dispatch.emit(Action::Lab(LabAction::RunFinished(id, result.map(Rc::new))));
     }
 }
 

@@ -1,6 +1,7 @@
-//! The Web Worker: receives one `RunRequest` (JSON text), runs it with `web_app::run_job` and posts
-//! progress messages and the final reports (or a structured failure) back, all as JSON text. The
-//! page terminates the worker to cancel, so the run itself needs no interruption points.
+//! The Web Worker: receives one `RunRequest` (JSON text; the page's pool, `run_pool.rs`, gives
+//! each worker its share of the schemes), runs it with `web_app::run_job` and posts progress
+//! messages and the final reports (or a structured failure) back, all as JSON text. The page
+//! terminates the worker to cancel, so the run itself needs no interruption points.
 
 #[cfg(target_arch = "wasm32")]
 fn main() {

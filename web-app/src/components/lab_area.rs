@@ -40,6 +40,7 @@ pub fn lab_area() -> Html {
                 if run { <RunPanel lab={lab.clone()} gpu={(*gpu).clone()} registers={state.settings.registers} source={state.source.clone()} on_action={(*on_lab).clone()} controls={controls} auto_run={embed.run} /> }
             </div>
             if let (RunStatus::Done(out), true) = (&lab.run, run) { <RunResults run={out.clone()} sweep={lab.sweep.clone()} /> }
+            if let (RunStatus::Running(_), true) = (&lab.run, run) { { crate::components::run_live::sweep_live(lab.sweep.as_deref(), lab.partial.as_deref()) } }
             if diff { <PtxDiff compiled={state.analysis.compiled.clone()} lines={state.analysis.lines} schemes={lab.schemes.clone()} gpu={(*gpu).clone()} /> }
         </div>
     }

@@ -17,6 +17,7 @@ pub mod occupancy_inputs;
 pub mod pressure;
 pub mod ptx_diff;
 pub mod results;
+pub mod run_live;
 pub mod run_panel;
 pub mod run_results;
 pub mod scheme_panel;
@@ -25,6 +26,7 @@ pub mod single_use;
 pub mod slice_map;
 pub mod storage_notice;
 pub mod sweep_panel;
+pub mod sweep_points;
 pub mod value_shares;
 
 pub use chart::Chart;

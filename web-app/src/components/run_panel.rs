@@ -68,6 +68,7 @@ pub fn run_panel(props: &RunPanelProps) -> Html {
                     gpu: (**gpu).clone(),
                     schemes,
                     registers_per_thread: registers,
+                    record_values: false,
                 });
             }
         })
@@ -118,6 +119,7 @@ pub fn run_panel(props: &RunPanelProps) -> Html {
             <SweepPanel schemes={lab.schemes.clone()} gpu={props.gpu.clone()} on_run={run_sweep} disabled={running || setup_blocked} />
             if lab.schemes.is_empty() { <p class="field-error">{ "Choose at least one scheme." }</p> }
             { status(&lab.run, &running_text(lab, props.gpu.as_deref()), time_left(started, &lab.run)) }
+            if running { { crate::components::run_live::scheme_progress(&running_labels(lab), lab.partial.as_deref()) } }
         </section>
     }
 }
@@ -168,6 +170,14 @@ fn time_left(started: Option<f64>, run: &RunStatus) -> Option<f64> {
     let (RunStatus::Running(p), Some(t0)) = (run, started) else { return None };
     let elapsed = (crate::host_timing::now_ms() - t0) / 1000.0;
     (p.fraction >= 0.05 && p.fraction < 1.0).then(|| elapsed * (1.0 - p.fraction) / p.fraction)
+}
+
+/// The labels of the schemes (or sweep points) of the running run, in the order asked.
+fn running_labels(lab: &LabState) -> Vec<String> {
+    match &lab.sweep {
+        Some(plan) => plan.labels(),
+        None => lab.schemes.iter().map(|s| spec_of(s).label()).collect(),
+    }
 }
 
 /// What is being simulated: the kernel, the GPU and the schemes (or the sweep).

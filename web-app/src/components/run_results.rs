@@ -82,6 +82,9 @@ pub fn run_results(props: &RunResultsProps) -> Html {
             { crate::components::single_use::single_use(&cmp) }
             { host_time(&props.run.host) }
             { sweep_charts(props.sweep.as_deref(), reports) }
+            if let Some(plan) = props.sweep.clone().filter(|p| p.values.len() == reports.len()) {
+                <crate::components::sweep_points::SweepPoints plan={plan} run={props.run.clone()} />
+            }
             { counters(reports) }
             <div class="charts">{ charts(specs.iter().cloned()) }</div>
         </section>

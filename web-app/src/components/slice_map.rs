@@ -370,7 +370,14 @@ mod tests {
             unreachable!("the saxpy example and fermi-gtx480")
         };
         let spec = SchemeSpec::parse("compression:tuning_runs=4").unwrap_or_default();
-        let req = RunRequest { ptx: ex.source.into(), launch, gpu, schemes: vec![spec], registers_per_thread: None };
+        let req = RunRequest {
+            ptx: ex.source.into(),
+            launch,
+            gpu,
+            schemes: vec![spec],
+            registers_per_thread: None,
+            record_values: false,
+        };
         let mut steps = Vec::new();
         let out = execute(&req, |p| steps.extend(p.tuning.map(|t| (t.run, t.of))));
         assert!(out.is_ok(), "{:?}", out.err());

@@ -1,0 +1,102 @@
+//! Tests of the worker pool's arithmetic and of its determinism: any number of workers gives the
+//! reports of one run of all the schemes, byte for byte.
+
+use sim_core::exec::LaunchSetup;
+use sim_core::timing::SchemeSpec;
+
+use super::*;
+
+fn vector_add(schemes: &[&str]) -> RunRequest {
+    let ex = crate::examples::find("vector_add");
+    let launch = crate::examples::launch_for("vector_add").and_then(|t| LaunchSetup::from_json(t).ok());
+    let mut launch = launch.unwrap_or_else(|| sim_core::exec::propose_launch(&Default::default(), "none"));
+    launch.grid = vec![4, 1, 1];
+    RunRequest {
+        ptx: ex.map_or(String::new(), |e| e.source.into()),
+        launch,
+        gpu: sim_core::gpu::presets::by_name("fermi-gtx480").unwrap_or_else(|| unreachable!()),
+        schemes: schemes.iter().map(|s| SchemeSpec::parse(s).unwrap_or_else(|e| unreachable!("{e}"))).collect(),
+        registers_per_thread: None,
+        record_values: false,
+    }
+}
+
+#[test]
+fn workers_follow_the_cores_capped_at_four_and_at_the_schemes() {
+    // 8 cores, 6 schemes → the cap, 4; 2 cores → 2; a browser that says 0 or nothing → 1.
+    assert_eq!(worker_count(8.0, 6), 4);
+    assert_eq!(worker_count(2.0, 6), 2);
+    assert_eq!(worker_count(0.0, 6), 1);
+    assert_eq!(worker_count(f64::NAN, 3), 1);
+    // Never more workers than schemes, never none.
+    assert_eq!(worker_count(16.0, 1), 1);
+    assert_eq!(worker_count(4.0, 0), 1);
+}
+
+#[test]
+fn schemes_are_dealt_round_robin() {
+    assert_eq!(shares(5, 2), vec![vec![0, 2, 4], vec![1, 3]]);
+    assert_eq!(shares(2, 4), vec![vec![0], vec![1]]);
+    assert_eq!(shares(3, 1), vec![vec![0, 1, 2]]);
+}
+
+/// `composite` needs value summaries, the others do not: a share without it must still record
+/// them, or its reports' `values` would differ from the one-run reports.
+#[test]
+fn any_number_of_workers_gives_the_one_run_reports_byte_for_byte() {
+    let req = vector_add(&["baseline", "composite", "rfc-ob", "no-bank-conflicts", "baseline:collector_units=4"]);
+    let shares_of_two = split(&req, &shares(5, 2));
+    assert!(shares_of_two.iter().all(|r| r.record_values));
+    assert_eq!(
+        shares_of_two[1].schemes.iter().map(SchemeSpec::label).collect::<Vec<_>>(),
+        ["composite", "no-bank-conflicts"]
+    );
+    let json = |workers| {
+        let out = run_pooled(&req, workers, |_, _| {}).unwrap_or_else(|f| unreachable!("{f:?}"));
+        serde_json::to_string_pretty(&out.reports).unwrap_or_default()
+    };
+    let one = json(1);
+    let labels: Vec<String> =
+        run_pooled(&req, 3, |_, _| {}).map(|o| o.reports).unwrap_or_default().into_iter().map(|r| r.scheme).collect();
+    assert_eq!(labels, ["baseline", "composite", "rfc-ob", "no-bank-conflicts", "baseline:collector_units=4"]);
+    assert!(one.len() > 1000);
+    assert_eq!(json(2), one);
+    assert_eq!(json(4), one);
+}
+
+#[test]
+fn progress_is_per_scheme_and_reports_arrive_per_worker() {
+    let req = vector_add(&["baseline", "rfc-ob", "no-bank-conflicts"]);
+    let mut seen: Vec<(Vec<f64>, Vec<bool>)> = Vec::new();
+    let out =
+        run_pooled(&req, 2, |_, p| seen.push((p.fractions.clone(), p.reports.iter().map(Option::is_some).collect())));
+    let out = out.unwrap_or_else(|f| unreachable!("{f:?}"));
+    // Worker 0 (schemes 0 and 2) finishes first here: then only its two reports are in.
+    assert!(seen.contains(&(vec![1.0, 0.0, 1.0], vec![true, false, true])), "{seen:?}");
+    assert_eq!(seen.last(), Some(&(vec![1.0, 1.0, 1.0], vec![true, true, true])));
+    // The host time is summed: two functional runs of the same CTAs.
+    let alone = execute(&vector_add(&["baseline"]), |_| {}).unwrap_or_default();
+    assert_eq!(out.host.executor_warp_instructions, 2 * alone.host.executor_warp_instructions);
+    assert_eq!(out.host.timing_warp_instructions, 3 * alone.host.timing_warp_instructions);
+}
+
+#[test]
+fn the_whole_progress_is_the_mean_of_the_schemes() {
+    let mut pool = Pool::new(shares(3, 2), 3);
+    // Worker 0 holds schemes 0 and 2, worker 1 scheme 1: (0.5 + 0.2 + 0.5) / 3 = 0.4.
+    pool.progress(0, RunProgress { fraction: 0.5, warp_instructions: 100, cycles: 40, tuning: None });
+    let p = pool.progress(1, RunProgress { fraction: 0.2, warp_instructions: 30, cycles: 90, tuning: None });
+    assert!((p.fraction - 0.4).abs() < 1e-12, "{p:?}");
+    assert_eq!((p.warp_instructions, p.cycles), (130, 90));
+    assert_eq!(pool.partial().workers, 2);
+    assert_eq!(pool.partial().fractions, [0.5, 0.2, 0.5]);
+}
+
+#[test]
+fn a_failing_share_fails_the_run() {
+    let mut req = vector_add(&["baseline", "baseline:banks=0"]);
+    let failure = run_pooled(&req, 2, |_, _| {}).err();
+    assert_eq!(failure.map(|f| f.kind), Some("scheme".to_owned()));
+    req.schemes.clear();
+    assert_eq!(run_pooled(&req, 2, |_, _| {}).err().map(|f| f.kind), Some("scheme".to_owned()));
+}

@@ -212,32 +212,25 @@ impl CtaExec {
     /// Releases every barrier whose condition holds; true if any warp was released.
     fn release(&mut self, _cx: &mut LaunchCx<'_>) -> bool {
         let mut any = false;
-        let ids: Vec<u32> = self
-            .state
-            .iter()
-            .filter_map(|s| match s {
-                State::Waiting(a) => Some(a.id),
-                _ => None,
-            })
-            .collect();
-        for id in ids {
-            let waiting: Vec<usize> =
-                (0..self.state.len()).filter(|&i| matches!(self.state[i], State::Waiting(a) if a.id == id)).collect();
-            let Some(&first) = waiting.first() else { continue };
-            let State::Waiting(a0) = self.state[first] else { continue };
-            let ready = match a0.count {
-                Some(c) => {
-                    let threads: u32 =
-                        waiting.iter().map(|&i| (self.warps[i].valid & !self.warps[i].exited).count_ones()).sum();
-                    threads + self.arrived.get(&id).copied().unwrap_or(0) >= c
+        // Each barrier id once, in the order of its first waiting warp (ids from 64 on may be
+        // looked at again: harmless, as nothing a later release does can make them ready).
+        let mut seen = 0u64;
+        let mut k = 0;
+        while let Some(s) = self.state.get(k) {
+            k += 1;
+            let State::Waiting(a0) = *s else { continue };
+            let id = a0.id;
+            if id < 64 {
+                if seen >> id & 1 == 1 {
+                    continue;
                 }
-                None => {
-                    self.state.iter().all(|s| matches!(s, State::Done) || matches!(s, State::Waiting(a) if a.id == id))
-                }
-            };
-            if !ready {
+                seen |= 1 << id;
+            }
+            if !self.barrier_ready(a0) {
                 continue;
             }
+            let waiting: Vec<usize> =
+                (0..self.state.len()).filter(|&i| matches!(self.state[i], State::Waiting(a) if a.id == id)).collect();
             self.arrived.remove(&id);
             self.finish_reduction(&waiting);
             for i in waiting {
@@ -246,6 +239,26 @@ impl CtaExec {
             any = true;
         }
         any
+    }
+
+    /// Whether barrier `a0.id`, whose first waiting warp arrived with `a0`, is complete: its
+    /// expected thread count has arrived, or without one every warp not done waits at it.
+    fn barrier_ready(&self, a0: Arrival) -> bool {
+        let id = a0.id;
+        let waits = |s: &State| matches!(s, State::Waiting(a) if a.id == id);
+        match a0.count {
+            Some(c) => {
+                let threads: u32 = self
+                    .state
+                    .iter()
+                    .zip(&self.warps)
+                    .filter(|(s, _)| waits(s))
+                    .map(|(_, w)| (w.valid & !w.exited).count_ones())
+                    .sum();
+                threads + self.arrived.get(&id).copied().unwrap_or(0) >= c
+            }
+            None => self.state.iter().all(|s| matches!(s, State::Done) || waits(s)),
+        }
     }
 
     fn finish_reduction(&mut self, waiting: &[usize]) {

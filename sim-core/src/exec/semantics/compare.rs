@@ -7,7 +7,7 @@
 //! ```
 
 use super::super::program::{CmpTy, Dst, FTy, IntOp, IntTy, Src};
-use super::super::warp::{Env, Warp, ZERO};
+use super::super::warp::{Env, Lanes, Warp, ZERO};
 use super::int::Ext;
 use super::round::{self, Format};
 use crate::ir::{BoolOp, CmpOp, TestpOp};
@@ -95,6 +95,62 @@ fn combine(op: BoolOp, x: bool, c: bool) -> bool {
     }
 }
 
+/// The truth table of integer comparison `op` over the ordering of its operands (bit 0: less,
+/// bit 1: equal, bit 2: greater), and whether it orders them as signed values — the table form
+/// of [`cmp_int`] (equality is the same either way).
+fn int_table(op: CmpOp, t: IntTy) -> (u32, bool) {
+    const LT: u32 = 1;
+    const EQ: u32 = 2;
+    const GT: u32 = 4;
+    match op {
+        CmpOp::Eq | CmpOp::Equ => (EQ, false),
+        CmpOp::Ne | CmpOp::Neu => (LT | GT, false),
+        CmpOp::Lt | CmpOp::Ltu => (LT, t.signed),
+        CmpOp::Le | CmpOp::Leu => (LT | EQ, t.signed),
+        CmpOp::Gt | CmpOp::Gtu => (GT, t.signed),
+        CmpOp::Ge | CmpOp::Geu => (GT | EQ, t.signed),
+        CmpOp::Lo => (LT, false),
+        CmpOp::Ls => (LT | EQ, false),
+        CmpOp::Hi => (GT, false),
+        CmpOp::Hs => (GT | EQ, false),
+        CmpOp::Num => (LT | EQ | GT, false),
+        CmpOp::Nan => (0, false),
+    }
+}
+
+/// Integer `a cmp b` in all 32 lanes at once (bit `l`: lane `l`; [`int_lanes_of`]).
+fn int_lanes(w: &Warp, env: &Env, op: CmpOp, t: IntTy, a: Src, b: Src) -> u32 {
+    let (mut ta, mut tb) = (ZERO, ZERO);
+    int_lanes_of(op, t, w.read(a, env, &mut ta), w.read(b, env, &mut tb))
+}
+
+/// `xa[l] cmp xb[l]` for every lane `l` (bit `l`), as [`cmp_int`] would say lane by lane. Each
+/// value is shifted left so that its type's bits are the top ones: unsigned order is then the
+/// order of the shifted words, and signed order that of the shifted words with the sign bit
+/// flipped (`0x80…` < `0x00…` after the flip).
+fn int_lanes_of(op: CmpOp, t: IntTy, xa: &Lanes, xb: &Lanes) -> u32 {
+    let (table, signed) = int_table(op, t);
+    let sh = 64 - t.bits.clamp(1, 64);
+    let flip = if signed { 1u64 << 63 } else { 0 };
+    let mut bits = 0u32;
+    for (lane, (&x, &y)) in xa.iter().zip(xb).enumerate() {
+        let (x, y) = ((x << sh) ^ flip, (y << sh) ^ flip);
+        // 0: less, 1: equal, 2: greater.
+        let order = u32::from(x >= y) + u32::from(x > y);
+        bits |= (table >> order & 1) << lane;
+    }
+    bits
+}
+
+/// [`combine`] on 32 lanes at once.
+fn combine_bits(op: BoolOp, x: u32, c: u32) -> u32 {
+    match op {
+        BoolOp::And => x & c,
+        BoolOp::Or => x | c,
+        BoolOp::Xor => x ^ c,
+    }
+}
+
 /// `setp`: writes the comparison (and, with a pair destination, its complement) combined with
 /// an optional predicate. Packed types write the low half's result to `d` and the high half's to
 /// `d2`.
@@ -112,6 +168,16 @@ pub fn exec_setp(
 ) {
     let packed = matches!(ty, CmpTy::Float(FTy::F16x2 | FTy::Bf16x2));
     let cmask = comb.map(|(_, c)| w.read_mask(c, env));
+    if let CmpTy::Int(t) = ty {
+        let r = int_lanes(w, env, cmp, t, a, b);
+        let (p, q) = match (comb, cmask) {
+            (Some((op, _)), Some(cm)) => (combine_bits(op, r, cm), combine_bits(op, !r, cm)),
+            _ => (r, !r),
+        };
+        write_pred(w, d, p & mask, mask);
+        write_pred(w, d2, q & mask, mask);
+        return;
+    }
     let (mut p, mut q) = (0u32, 0u32);
     for lane in 0..32 {
         if (mask >> lane) & 1 == 0 {
@@ -249,4 +315,87 @@ pub fn exec_pred_logic(w: &mut Warp, env: &Env, op: IntOp, d: Dst, a: Src, b: Sr
         _ => x,
     };
     write_pred(w, d, r, mask);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec::Vec;
+
+    /// Every integer comparison, width and signedness on values around each width's limits (and
+    /// with junk above a narrow type's bits): all 32 lanes at once say what `cmp_int` says lane by
+    /// lane. E.g. `lt.s8`: 0x80 (-128) < 0x7F, but `lo.u8`: 0x80 > 0x7F; 0x1_0000_0005 and 5 are
+    /// equal as 32-bit values.
+    #[test]
+    fn lanes_at_once_agree_with_lane_by_lane() {
+        let values = [
+            0u64,
+            1,
+            5,
+            0x7F,
+            0x80,
+            0xFF,
+            0x7FFF,
+            0x8000,
+            0x7FFF_FFFF,
+            0x8000_0000,
+            0xFFFF_FFFF,
+            0x1_0000_0005,
+            i64::MAX as u64,
+            1 << 63,
+            u64::MAX,
+            0xDEAD_BEEF_0000_0080,
+        ];
+        let ops = [
+            CmpOp::Eq,
+            CmpOp::Ne,
+            CmpOp::Lt,
+            CmpOp::Le,
+            CmpOp::Gt,
+            CmpOp::Ge,
+            CmpOp::Lo,
+            CmpOp::Ls,
+            CmpOp::Hi,
+            CmpOp::Hs,
+            CmpOp::Equ,
+            CmpOp::Neu,
+            CmpOp::Ltu,
+            CmpOp::Leu,
+            CmpOp::Gtu,
+            CmpOp::Geu,
+            CmpOp::Num,
+            CmpOp::Nan,
+        ];
+        let mut pairs = Vec::new();
+        for &x in &values {
+            for &y in &values {
+                pairs.push((x, y));
+            }
+        }
+        for bits in [8, 16, 32, 64] {
+            for signed in [false, true] {
+                let t = IntTy { bits, signed };
+                for op in ops {
+                    for chunk in pairs.chunks(32) {
+                        let (mut xa, mut xb) = (ZERO, ZERO);
+                        for (l, &(x, y)) in chunk.iter().enumerate() {
+                            xa[l] = x;
+                            xb[l] = y;
+                        }
+                        let got = int_lanes_of(op, t, &xa, &xb);
+                        for l in 0..32 {
+                            let want = cmp_int(op, t, xa[l], xb[l]);
+                            assert_eq!(got >> l & 1 == 1, want, "{op:?} {t:?} {:#x} {:#x}", xa[l], xb[l]);
+                        }
+                    }
+                }
+            }
+        }
+        // The examples above, through the lanes-at-once path.
+        let (mut xa, mut xb) = (ZERO, ZERO);
+        (xa[0], xb[0], xa[1], xb[1]) = (0x80, 0x7F, 0x1_0000_0005, 5);
+        assert_eq!(int_lanes_of(CmpOp::Lt, IntTy { bits: 8, signed: true }, &xa, &xb) & 1, 1);
+        assert_eq!(int_lanes_of(CmpOp::Hi, IntTy { bits: 8, signed: false }, &xa, &xb) & 1, 1);
+        assert_eq!(int_lanes_of(CmpOp::Eq, IntTy { bits: 32, signed: false }, &xa, &xb) >> 1 & 1, 1);
+    }
 }

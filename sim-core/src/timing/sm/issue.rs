@@ -192,10 +192,11 @@ impl<R: RegisterFileScheme + ?Sized> Sm<R> {
         }
     }
 
-    /// Greedy-then-oldest and oldest-first with at most 64 warp slots: the qualifying warps (as
-    /// for [`Sm::scan_lrr`]) are placed by age rank in a bit mask and walked oldest first, after
-    /// the greedy warp — the order of [`crate::timing::sm::scheduler::Scheduler::nth`], without visiting the
-    /// warps that do not qualify.
+    /// Greedy-then-oldest and oldest-first with at most 64 warp slots: the greedy warp first;
+    /// if it does not issue, the other qualifying warps (as for [`Sm::scan_lrr`]) are placed by
+    /// age rank in a bit mask and walked oldest first — the order of
+    /// [`crate::timing::sm::scheduler::Scheduler::nth`], without visiting the warps that do not
+    /// qualify. A greedy warp that issues (the common case) saves building the mask.
     fn scan_by_age(&mut self, s: usize, now: u64, program: &Program, oc_retry: bool, scan: &mut Scan) {
         let Some(sched) = self.schedulers.get(s) else { return };
         let live = self.sched_slots.get(s).map_or(0, |x| x.word(0));
@@ -203,29 +204,23 @@ impl<R: RegisterFileScheme + ?Sized> Sm<R> {
         let oc = if oc_retry { live & deep & self.deep_oc.word(0) } else { 0 };
         let qualify = (live & !deep) | oc;
         let greedy = sched.greedy().filter(|&g| g < 64 && qualify >> g & 1 == 1);
+        if let Some(g) = greedy {
+            if self.try_qualifying(s, g, deep >> g & 1 == 1, now, program, scan) {
+                return;
+            }
+        }
+        let Some(sched) = self.schedulers.get(s) else { return };
         let mut by_age = 0u64;
-        let mut m = qualify;
+        let mut m = qualify & !greedy.map_or(0, |g| 1 << g);
         while m != 0 {
             let w = m.trailing_zeros();
             m &= m - 1;
-            if Some(w) != greedy {
-                by_age |= 1 << (sched.age_rank(w) % 64);
-            }
+            by_age |= 1 << (sched.age_rank(w) % 64);
         }
-        let mut next = greedy;
-        loop {
-            let w = match next.take() {
-                Some(g) => g,
-                None if by_age != 0 => {
-                    let rank = by_age.trailing_zeros();
-                    by_age &= by_age - 1;
-                    match self.schedulers.get(s).and_then(|x| x.by_age(rank)) {
-                        Some(w) => w,
-                        None => continue,
-                    }
-                }
-                None => return,
-            };
+        while by_age != 0 {
+            let rank = by_age.trailing_zeros();
+            by_age &= by_age - 1;
+            let Some(w) = self.schedulers.get(s).and_then(|x| x.by_age(rank)) else { continue };
             if self.try_qualifying(s, w, deep >> (w % 64) & 1 == 1, now, program, scan) {
                 return;
             }

@@ -365,9 +365,12 @@ four independent 64-bit values, and ptxas computes all four addresses before the
 `histogram64Kernel`, `lud_internal` and `tiled_matmul` have loops that ptxas unrolls (the last
 two fully, over a shared-memory tile), keeping several iterations' loads in flight;
 `kernel_compute_cost` (streamcluster) loads a point's coordinates in a loop that ptxas unrolls
-(21 global loads in the PTX, 69 in ptxas's sm_75 SASS); the two four-register Kokkos kernels do no work, where ptxas still reports its sm_80
-minimum's base of four rather than the two we give an empty kernel; `vector_add_scalar.debug`
-is compiled with `.target …, debug`, where ptxas keeps every PTX value in its own register.
+(21 global loads in the PTX, 69 in ptxas's sm_75 SASS); `vector_add_scalar.debug` and
+`vectorAdd_sm80_debug` are compiled with `.target …, debug`, where ptxas keeps every PTX value in
+its own register; `VecAdd_kernel` (vectorAdd_kernel64) forms three 64-bit addresses from one index
+with generic loads, which ptxas, as in `init_image_array_GPU`, most likely materialises before the
+first load (not checked in SASS: nvdisasm no longer reads sm_52). Empty kernels are no longer among
+them: from sm_70 on ptxas reports 4 registers for `ret;` alone, which the estimate now gives.
 
 Ratio = ours / ptxas; \"within ±15%\" counts kernels with 0.85 ≤ ratio ≤ 1.15. The baseline row is
 the maximum number of live 32-bit PTX register units (no allocation), for contrast. Per kernel,

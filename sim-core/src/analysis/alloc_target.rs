@@ -13,7 +13,8 @@
 //! measured the same way: R1 is the stack pointer in every kernel (so it is never allocated), and
 //! on sm_70 and later except sm_75 ptxas reports two registers more than on sm_52 for the same
 //! code and at least 8 for any kernel that computes something; sm_75 reports two more without
-//! that minimum. Turing and later keep warp-uniform integer values in uniform registers, which
+//! that minimum, and every target from sm_70 on reports 2 + 2 = 4 for a kernel that computes
+//! nothing (`ret;` alone: 2 registers on sm_52 and sm_61, 4 on sm_70 … sm_90). Turing and later keep warp-uniform integer values in uniform registers, which
 //! the count leaves out (see `alloc_uniform`).
 
 use crate::ir::{Inst, Module, Opcode, Operand, Precision, Type};
@@ -91,7 +92,9 @@ impl AllocTarget {
         let used = used.max(2);
         if self.volta_like() && !trivial {
             (used + 2).max(8)
-        } else if self.sm == 75 && !trivial {
+        } else if self.sm >= 70 {
+            // sm_75, and a kernel that computes nothing on any target from sm_70 on (4 registers
+            // for `ret;` with ptxas 12.6 on sm_70 … sm_90; 2 on sm_52 and sm_61).
             used + 2
         } else {
             used

@@ -15,7 +15,23 @@
 //! Such a web then behaves like a rematerialised one: it takes a regular register only where an
 //! instruction must read a regular register (an address on sm_80+, data stored), copied from its
 //! uniform register just before. Observed with ptxas 12.6 and nvdisasm on sm_80 corpus kernels.
+//!
+//! Grid-index arithmetic is the exception: a 32-bit value read from a special register (`%ctaid`,
+//! or a launch constant such as `%ntid`) or computed from one, that a per-thread instruction
+//! consumes, stays in a regular register, and so does everything it is computed from:
+//!
+//! ```text
+//! mov.u32 %r1, %ctaid.x;          // S2R R0, SR_CTAID.X            — not S2UR
+//! mov.u32 %r2, %tid.x;            // S2R R3, SR_TID.X
+//! mad.lo.s32 %r3, %r1, %ntid, %r2;// IMAD R0, R0, c[0x0][0x0], R3  — folded into the per-thread IMAD
+//! ```
+//!
+//! In the corpus compiled for sm_80 with ptxas 12.6, 366 reads of `SR_CTAID` are `S2R` into a
+//! regular register and 51 are `S2UR`, the latter where the value feeds only uniform arithmetic
+//! (loop bounds, uniform addresses). Without this rule the estimate for those kernels on sm_80 was
+//! low by 2–4 registers (median 0.83 of ptxas; `docs/fidelity/registers.md`).
 
+use alloc::vec;
 use alloc::vec::Vec;
 
 use super::alloc_values::Values;
@@ -32,23 +48,54 @@ pub(crate) fn uniform_webs(body: &Body, du: &DefUse, values: &Values, uniformity
         let fits = uniformity.is_uniform_def(d as u32) && body.insts.get(def.inst).is_some_and(datapath_op);
         ok[w] &= fits;
     }
+    let from_sreg = from_special_register(body, du, values);
     let mut changed = true;
     while changed {
         changed = false;
         for (d, def) in du.defs().iter().enumerate() {
             let w = values.web_of_def[d] as usize;
             for &u in du.uses_at(def.inst) {
-                let Some(src) = values.web_of_use(du, u) else { continue };
-                let src_ok =
-                    ok[src as usize] || values.remat[src as usize] || values.class[src as usize] == WidthClass::Pred;
+                let Some(src) = values.web_of_use(du, u).map(|s| s as usize) else { continue };
+                let src_ok = ok[src] || values.remat[src] || values.class[src] == WidthClass::Pred;
                 if ok[w] && !src_ok {
                     ok[w] = false;
+                    changed = true;
+                }
+                // S2R rather than S2UR: a 32-bit value read from a special register (or computed
+                // from one) that a per-thread instruction consumes is kept in a regular register.
+                let per_thread_consumer = !ok[w] && values.class[w] != WidthClass::Pred;
+                if ok[src] && from_sreg[src] && values.class[src] == WidthClass::B32 && per_thread_consumer {
+                    ok[src] = false;
                     changed = true;
                 }
             }
         }
     }
     ok
+}
+
+/// For each web: whether it is a special-register read (`%ctaid`, `%smid`, …; launch constants
+/// such as `%ntid` are rematerialised, not webs of this kind) or computed from one.
+fn from_special_register(body: &Body, du: &DefUse, values: &Values) -> Vec<bool> {
+    let mut from = vec![false; values.len()];
+    for (d, def) in du.defs().iter().enumerate() {
+        let read = body.insts.get(def.inst).is_some_and(|i| matches!(i.uses(), [Operand::Special(_)]));
+        from[values.web_of_def[d] as usize] |= read;
+    }
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (d, def) in du.defs().iter().enumerate() {
+            let w = values.web_of_def[d] as usize;
+            let tainted =
+                du.uses_at(def.inst).iter().any(|&u| values.web_of_use(du, u).is_some_and(|s| from[s as usize]));
+            if tainted && !from[w] {
+                from[w] = true;
+                changed = true;
+            }
+        }
+    }
+    from
 }
 
 /// Whether the uniform datapath has an instruction for `inst` (integer and bitwise only).

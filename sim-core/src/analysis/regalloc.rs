@@ -233,10 +233,29 @@ mod tests {
 
     #[test]
     fn uniform_integer_values_take_no_register_on_turing_and_later() {
-        // %r1 (ctaid) and %r2 = %r1 * 4 are warp-uniform integer values: uniform registers on
-        // sm_75+ (S2UR, UIMAD), copied to R0 only as the stored data. On sm_52 they need R0 and
-        // R2 (%r1 dies at the mul, %r2 lives to the store: 1 + R1 reserved = 2 at least; the
-        // store address is an immediate). sm_80: R0 for the store, +2 reported, at least 8.
+        // %r1 (ctaid) and %r2 = %r1 * 4 are warp-uniform integer values that only uniform
+        // instructions and a store read: uniform registers on sm_75+ (S2UR, UIMAD), copied to a
+        // register only as the stored data. sm_52: %r1 in R0 dies at the mul, %r2 takes R0 and
+        // lives to the last store, %r3 (tid) takes R2 → 3 registers.
+        let body = ".reg .b32 %r<4>;
+             mov.u32 %r1, %ctaid.x;
+             mul.lo.u32 %r2, %r1, 4;
+             mov.u32 %r3, %tid.x;
+             st.global.u32 [0], %r3;
+             st.global.u32 [8], %r2;
+             ret;";
+        assert_eq!(allocate(body, 52).registers(), 3);
+        // sm_75: %r3 in R0 dies at the first store; %r2 is copied from its uniform register into
+        // R0 just before the second → 1, at least 2, + 2 = 4.
+        assert_eq!(allocate(body, 75).registers(), 4);
+    }
+
+    #[test]
+    fn grid_index_arithmetic_read_per_thread_stays_in_regular_registers() {
+        // ctaid × 4 feeds the per-thread add with tid: ptxas reads ctaid with S2R and computes
+        // in regular registers (IMAD R0, R0, 0x4, R3), so %r1 and %r2 are not uniform even on
+        // sm_75. Live at the add: %r2 (R0, read again by the last store) and %r3 (R2) → 3
+        // registers on sm_52; the same 3 + 2 = 5 on sm_75 (4 if they were uniform, as above).
         let body = ".reg .b32 %r<4>;
              mov.u32 %r1, %ctaid.x;
              mul.lo.u32 %r2, %r1, 4;
@@ -245,11 +264,26 @@ mod tests {
              st.global.u32 [0], %r3;
              st.global.u32 [8], %r2;
              ret;";
-        // sm_52: %r2 (R0) and %r3 (R2) live together at the first store → 3 registers.
         assert_eq!(allocate(body, 52).registers(), 3);
-        // sm_75: %r2 in a uniform register, copied to a register only for the second store, after
-        // %r3 died: R0 for both → 1, at least 2, + 2 = 4.
-        assert_eq!(allocate(body, 75).registers(), 4);
+        assert_eq!(allocate(body, 75).registers(), 5);
+    }
+
+    #[test]
+    fn launch_constants_read_per_thread_stay_in_regular_registers() {
+        // %r2 = ctaid × ntid feeds the per-thread add, and %r1 (ctaid) is stored at the end:
+        // both regular on sm_75. Live at the add: %r1, %r2, %r3 → R0, R2, R3 → 4, + 2 = 6.
+        // Were they uniform (the estimate before this rule), only %r3 and then the copy of %r1
+        // would need R0 → 2 + 2 = 4.
+        let body = ".reg .b32 %r<5>;
+             mov.u32 %r1, %ctaid.x;
+             mov.u32 %r4, %ntid.x;
+             mul.lo.u32 %r2, %r1, %r4;
+             mov.u32 %r3, %tid.x;
+             add.s32 %r3, %r3, %r2;
+             st.global.u32 [0], %r3;
+             st.global.u32 [8], %r1;
+             ret;";
+        assert_eq!(allocate(body, 75).registers(), 6);
     }
 
     #[test]
@@ -301,6 +335,10 @@ mod tests {
              ret;";
         assert_eq!(allocate(body, 52).registers(), 2);
         assert_eq!(allocate(body, 80).registers(), 8);
-        assert_eq!(allocate("ret;", 80).registers(), 2);
+        // An empty kernel: the minimum 2 on sm_52; 2 + 2 = 4 on sm_70 and later (ptxas 12.6
+        // reports 4 for `ret;` on sm_70, sm_75, sm_80, sm_86, sm_89 and sm_90).
+        assert_eq!(allocate("ret;", 52).registers(), 2);
+        assert_eq!(allocate("ret;", 80).registers(), 4);
+        assert_eq!(allocate("ret;", 75).registers(), 4);
     }
 }

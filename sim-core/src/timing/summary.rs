@@ -140,26 +140,17 @@ pub struct SingleUseShare {
     pub waits: u64,
 }
 
-fn fraction(n: u64, total: u64) -> f64 {
-    if total == 0 {
-        0.0
-    } else {
-        n as f64 / total as f64
-    }
-}
-
 /// The single-use figures of `r`, if it counted them (its `single_use_bank_conflicts` counter).
 pub fn single_use_share(r: &Report) -> Option<SingleUseShare> {
-    let counters = &r.register_file.scheme.counters;
-    let get = |name: &str| counters.iter().find(|c| c.name == name).map(|c| c.value);
+    let get = |name: &str| counter(r, name);
     let conflicts = get("single_use_bank_conflicts")?;
     let accesses = get("single_use_reads").unwrap_or(0) + get("single_use_writes").unwrap_or(0);
     let rf = &r.register_file;
     Some(SingleUseShare {
         accesses,
-        access_share: fraction(accesses, rf.reads + rf.writes),
+        access_share: share(accesses, rf.reads + rf.writes),
         bank_conflicts: conflicts,
-        conflict_share: fraction(conflicts, rf.bank_conflicts),
+        conflict_share: share(conflicts, rf.bank_conflicts),
         waits: get("single_use_waits").unwrap_or(0),
     })
 }
@@ -200,7 +191,7 @@ pub fn stall_shares(r: &Report) -> Vec<StallShare> {
             cause: String::from(c.name()),
             label: String::from(c.label()),
             cycles: n,
-            fraction: if total == 0 { 0.0 } else { n as f64 / total as f64 },
+            fraction: share(n, total),
         })
         .collect()
 }
@@ -215,6 +206,12 @@ pub fn structure_totals(r: &Report) -> Vec<StructureTotal> {
         .collect()
 }
 
+/// The value of `r`'s scheme counter `name`, if it reports one.
+fn counter(r: &Report, name: &str) -> Option<u64> {
+    r.register_file.scheme.counters.iter().find(|c| c.name == name).map(|c| c.value)
+}
+
+/// `n / of`, 0 when `of` is 0 (a share of nothing is no share, not NaN).
 fn share(n: u64, of: u64) -> f64 {
     if of == 0 {
         0.0
@@ -225,8 +222,7 @@ fn share(n: u64, of: u64) -> f64 {
 
 /// Gilani's value statistics of `r`, when its scheme reports the counters they come from.
 pub fn value_shares(r: &Report) -> Option<ValueShares> {
-    let counters = &r.register_file.scheme.counters;
-    let get = |name: &str| counters.iter().find(|c| c.name == name).map(|c| c.value);
+    let get = |name: &str| counter(r, name);
     let (of, uniform) = (get(VALUE_INSTRUCTIONS)?, get(UNIFORM_RESULT_INSTRUCTIONS)?);
     let (ints, fit) = (get(INTEGER_VALUES)?, get(INTEGER_16BIT_VALUES)?);
     Some(ValueShares {

@@ -14,6 +14,7 @@ pub mod listing;
 pub mod occupancy;
 pub mod occupancy_charts;
 pub mod occupancy_inputs;
+pub mod paper_figures;
 pub mod pressure;
 pub mod ptx_diff;
 pub mod results;

@@ -48,27 +48,15 @@ pub fn rows(cmp: &Comparison) -> Vec<[String; 4]> {
 
 /// The single-use table of `cmp` (empty HTML when no run counted them).
 pub fn single_use(cmp: &Comparison) -> Html {
-    let rows = rows(cmp);
-    if rows.is_empty() {
-        return Html::default();
-    }
-    html! {
-        <div class="value-shares" id="single-use">
-            <h3>{ "Single-use memory values (DeMO's potential)" }</h3>
-            <table>
-                <thead><tr>
-                    <th scope="col">{ "Scheme" }</th>
-                    <th scope="col">{ "RF accesses of single-use values" }</th>
-                    <th scope="col">{ "Bank conflicts involving them" }</th>
-                    <th scope="col">{ "Cycles they waited" }</th>
-                </tr></thead>
-                <tbody>
-                    { for rows.into_iter().map(|[s, a, c, w]| html! { <tr><th scope="row">{ s }</th><td>{ a }</td><td>{ c }</td><td>{ w }</td></tr> }) }
-                </tbody>
-            </table>
-            <p class="note">{ "A single-use memory value is a loaded register read exactly once, by an instruction DeMO could give it as a direct memory operand. A bank conflict involves such a value when one of its accesses competed for the bank in that cycle (granted or waiting). See docs/fidelity/demo.md." }</p>
-        </div>
-    }
+    crate::components::paper_figures::paper_figures(
+        "single-use",
+        "Single-use memory values (DeMO's potential)",
+        &["Scheme", "RF accesses of single-use values", "Bank conflicts involving them", "Cycles they waited"],
+        rows(cmp).into_iter().map(Vec::from).collect(),
+        "A single-use memory value is a loaded register read exactly once, by an instruction DeMO could give it as a \
+         direct memory operand. A bank conflict involves such a value when one of its accesses competed for the bank \
+         in that cycle (granted or waiting). See docs/fidelity/demo.md.",
+    )
 }
 
 #[cfg(test)]

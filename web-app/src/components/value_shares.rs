@@ -37,26 +37,15 @@ pub fn rows(cmp: &Comparison) -> Vec<[String; 3]> {
 
 /// The value-shares table of `cmp` (empty HTML when no run reports them).
 pub fn value_shares(cmp: &Comparison) -> Html {
-    let rows = rows(cmp);
-    if rows.is_empty() {
-        return Html::default();
-    }
-    html! {
-        <div class="value-shares" id="value-shares">
-            <h3>{ "Value statistics (Gilani et al.)" }</h3>
-            <table>
-                <thead><tr>
-                    <th scope="col">{ "Scheme" }</th>
-                    <th scope="col">{ "Redundant across the warp" }</th>
-                    <th scope="col">{ "Integer values fitting 16 bits" }</th>
-                </tr></thead>
-                <tbody>
-                    { for rows.into_iter().map(|[s, r, i]| html! { <tr><th scope="row">{ s }</th><td>{ r }</td><td>{ i }</td></tr> }) }
-                </tbody>
-            </table>
-            <p class="note">{ "Redundant: instructions whose result is the same in every executed lane, of those that wrote a register. 16-bit: integer register values (32-bit units) that fit 16 bits signed, of the integer values written; floats are not counted." }</p>
-        </div>
-    }
+    crate::components::paper_figures::paper_figures(
+        "value-shares",
+        "Value statistics (Gilani et al.)",
+        &["Scheme", "Redundant across the warp", "Integer values fitting 16 bits"],
+        rows(cmp).into_iter().map(Vec::from).collect(),
+        "Redundant: instructions whose result is the same in every executed lane, of those that wrote a register. \
+         16-bit: integer register values (32-bit units) that fit 16 bits signed, of the integer values written; \
+         floats are not counted.",
+    )
 }
 
 #[cfg(test)]

@@ -5,14 +5,12 @@
 // runs again). Run: `cd tests/e2e && node --test compression.test.mjs` after `trunk build --release`.
 
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { chromium } from 'playwright-core';
 
 import { chooseSchemes, loadExample, openLab, readSummary, runToResults, setLaunchJson } from './lab-ui.mjs';
-import { artifactsDir, chromiumArgs, chromiumPath, repoRoot, serveSite } from './site.mjs';
+import { artifactsDir, chromiumArgs, chromiumPath, reglab, serveSite } from './site.mjs';
 
 const GPU = 'fermi-gtx480';
 
@@ -29,21 +27,11 @@ after(async () => {
   await site?.stop();
 });
 
-/** The native CLI: `$REGLAB_BIN`, else the debug build (built if missing). */
-function cli() {
-  if (process.env.REGLAB_BIN) return process.env.REGLAB_BIN;
-  const bin = join(repoRoot, 'target', 'debug', 'reglab');
-  if (!existsSync(bin)) {
-    execFileSync('cargo', ['build', '-p', 'reglab-cli', '--quiet'], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
-  }
-  return bin;
-}
-
 /** The slice map of `reglab run` of bundled example `id` under `scheme` on GPU. */
 function nativeSliceMap(id, scheme) {
   const args = ['run', `static/examples/${id}.ptx`, '--launch', `static/examples/${id}.launch.json`, '--gpu', GPU,
     '--scheme', scheme, '--json'];
-  const out = JSON.parse(execFileSync(cli(), args, { cwd: repoRoot, encoding: 'utf8', maxBuffer: 1 << 28 }));
+  const out = JSON.parse(reglab(args));
   return out.reports[0].slice_map;
 }
 

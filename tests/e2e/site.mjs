@@ -2,7 +2,7 @@
 // would host it: dist/ is copied to target/e2e-site/course/reglab/ and `python3 -m http.server`
 // serves target/e2e-site on a free port of 127.0.0.1.
 
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
@@ -87,3 +87,16 @@ export const chromiumArgs = [
 
 /** The third-party PTX corpus (`$REGLAB_CORPUS`, else ../shared/corpus/ptx beside the repository). */
 export const corpusDir = process.env.REGLAB_CORPUS ?? join(repoRoot, '..', 'shared', 'corpus', 'ptx');
+
+/** The native CLI: `$REGLAB_BIN`, else the debug build (built if missing). */
+function cli() {
+  if (process.env.REGLAB_BIN) return process.env.REGLAB_BIN;
+  const bin = join(repoRoot, 'target', 'debug', 'reglab');
+  if (!existsSync(bin)) {
+    execFileSync('cargo', ['build', '-p', 'reglab-cli', '--quiet'], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+  return bin;
+}
+
+/** Runs `reglab ARGS` in the repository root and returns its stdout (throws on a non-zero exit). */
+export const reglab = (args) => execFileSync(cli(), args, { cwd: repoRoot, encoding: 'utf8', maxBuffer: 1 << 28 });

@@ -6,14 +6,13 @@
 // $REGLAB_BIN) on the same kernel, launch and GPU.
 
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { chromium } from 'playwright-core';
 
 import { chooseSchemes, loadExample, openLab, readSummary, runToResults } from './lab-ui.mjs';
-import { artifactsDir, chromiumArgs, chromiumPath, repoRoot, serveSite } from './site.mjs';
+import { artifactsDir, chromiumArgs, chromiumPath, reglab, serveSite } from './site.mjs';
 
 const GPU = 'fermi-gtx480';
 const PTX = 'static/examples/vector_add.ptx';
@@ -32,17 +31,6 @@ after(async () => {
   await site?.stop();
 });
 
-/** The native CLI: `$REGLAB_BIN`, else the debug build (built if missing). */
-function cli() {
-  if (process.env.REGLAB_BIN) return process.env.REGLAB_BIN;
-  const bin = join(repoRoot, 'target', 'debug', 'reglab');
-  if (!existsSync(bin)) {
-    execFileSync('cargo', ['build', '-p', 'reglab-cli', '--quiet'], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
-  }
-  return bin;
-}
-
-const reglab = (args) => execFileSync(cli(), args, { cwd: repoRoot, encoding: 'utf8', maxBuffer: 1 << 28 });
 
 /** `reglab run --json` reports by label. */
 function nativeRun(schemes) {

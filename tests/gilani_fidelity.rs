@@ -130,9 +130,9 @@ fn a_small_example_under_the_family_keeps_its_instruction_counts() {
     }
 }
 
-/// The integer-only 16-bit share is the same whichever way a scheme learns the types: from
-/// `prepare` (`scalar-unit`, `sliced`: the original program) or from its fused program
-/// (`composite`, `gilani`: nothing fuses here). `gilani_int_share.ptx`, hand-worked in its header:
+/// The value shares describe the kernel: every run that records the lanes' values has them, the
+/// baseline's as the family's (whose own counters, learning the types from `prepare` or from the
+/// fused program, agree: nothing fuses here). `gilani_int_share.ptx`, hand-worked in its header:
 /// 7 register-writing instructions, 4 uniform; integer values 4, of which 2 fit 16 bits.
 #[test]
 fn every_scheme_of_the_family_counts_integer_values_alike() {
@@ -144,13 +144,18 @@ fn every_scheme_of_the_family_counts_integer_values_alike() {
     let gpu = presets::by_name("hopper-h100");
     assert!(setup.is_ok() && gpu.is_some());
     let (Ok(setup), Some(gpu)) = (setup, gpu) else { return };
-    let options = TimingOptions { sms: Some(1), ..TimingOptions::default() };
-    let reports =
-        Simulation::from_launch(&module, &setup, &gpu, &SCHEMES[1..], options).and_then(|mut s| s.run_to_end());
+    let options = TimingOptions { sms: Some(1), values: true, ..TimingOptions::default() };
+    let reports = Simulation::from_launch(&module, &setup, &gpu, &SCHEMES, options).and_then(|mut s| s.run_to_end());
     assert!(reports.is_ok(), "{reports:?}");
-    for r in reports.unwrap_or_default() {
+    let reports = reports.unwrap_or_default();
+    assert_eq!(reports.len(), SCHEMES.len());
+    for r in &reports {
         let expected = ValueShares { redundant: 4.0 / 7.0, redundant_of: 7, integer_16bit: 0.5, integer_values: 4 };
-        assert_eq!(value_shares(&r), Some(expected), "{}", r.scheme);
+        assert_eq!(value_shares(r), Some(expected), "{}", r.scheme);
+        if r.scheme != "baseline" {
+            let counted = (counter(r, "value_instructions"), counter(r, "uniform_result_instructions"));
+            assert_eq!(counted, (7, 4), "{}", r.scheme);
+        }
     }
 }
 

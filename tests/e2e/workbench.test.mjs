@@ -106,6 +106,14 @@ test('two instances of one scheme and the baseline: three columns equal to regla
     const native = JSON.parse(reglab(['run', PTX, '--launch', LAUNCH, '--gpu', GPU, '--single-use', '--json']));
     const accesses = native.summary.rows[0].single_use.accesses;
     assert.match(await singleUse.locator('td').first().textContent(), new RegExp(`\\(${accesses.toLocaleString('en-US')} accesses\\)`));
+    // Gilani's value shares for every run, whatever the schemes: one row for the kernel, the
+    // CLI's figures (`reglab run` records the lanes' values too).
+    const shares = native.summary.rows[0].value_shares;
+    const kernelRow = page.locator('#value-shares tbody tr').first();
+    assert.equal(await kernelRow.locator('th').textContent(), 'this kernel (3 schemes)');
+    const shareCells = await kernelRow.locator('td').allTextContents();
+    const uniform = Math.round(shares.redundant * shares.redundant_of);
+    assert.equal(shareCells[0], `${(100 * shares.redundant).toFixed(1)}% (${uniform} of ${shares.redundant_of})`);
     // The speed-up is over the baseline; choosing another reference changes it without a run.
     assert.match(await page.locator('#chart-speedup .chart-title').textContent(), /vs baseline/);
     await page.selectOption('#reference-select', 'rfc-ob');

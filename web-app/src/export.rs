@@ -9,7 +9,9 @@
 //!
 //! The stall columns are every cause a run lists (`stall_NAME`, scheduler-cycles; the scheme
 //! causes only when some run has them), and each structure any run has gets `NAME_reads`,
-//! `NAME_writes` and `NAME_energy_nj` (0 for runs without it).
+//! `NAME_writes` and `NAME_energy_nj` (0 for runs without it). When some run has them, the
+//! papers' statistics follow: Gilani's value shares ([`VALUE_SHARE_COLUMNS`]) and DeMO's
+//! single-use figures ([`SINGLE_USE_COLUMNS`]); a run without them leaves those cells empty.
 
 use sim_core::timing::summary::compare;
 use sim_core::timing::Report;
@@ -36,6 +38,19 @@ pub const CSV_COLUMNS: [&str; 18] = [
     "rf_energy_nj",
 ];
 
+/// Gilani's value shares (Fig. 1), when some run recorded them.
+pub const VALUE_SHARE_COLUMNS: [&str; 4] =
+    ["redundant_across_warp_share", "value_instructions", "integer_16bit_share", "integer_values"];
+
+/// DeMO's single-use memory values (Fig. 1, 2), when some run counted them.
+pub const SINGLE_USE_COLUMNS: [&str; 5] = [
+    "single_use_rf_accesses",
+    "single_use_access_share",
+    "single_use_bank_conflicts",
+    "single_use_conflict_share",
+    "single_use_waits",
+];
+
 fn quote(c: &str) -> String {
     if c.contains([',', '"', '\n']) {
         format!("\"{}\"", c.replace('"', "\"\""))
@@ -54,6 +69,14 @@ pub fn reports_csv(reports: &[Report], reference: Option<&str>) -> String {
     header.extend(causes.iter().map(|c| format!("stall_{}", c.name())));
     for s in &structures {
         header.extend([format!("{s}_reads"), format!("{s}_writes"), format!("{s}_energy_nj")]);
+    }
+    let shares = cmp.rows.iter().any(|r| r.value_shares.is_some());
+    let single_use = cmp.rows.iter().any(|r| r.single_use.is_some());
+    if shares {
+        header.extend(VALUE_SHARE_COLUMNS.iter().map(|c| (*c).to_owned()));
+    }
+    if single_use {
+        header.extend(SINGLE_USE_COLUMNS.iter().map(|c| (*c).to_owned()));
     }
     let mut out = header.iter().map(|h| quote(h)).collect::<Vec<_>>().join(",");
     out.push('\n');
@@ -83,6 +106,29 @@ pub fn reports_csv(reports: &[Report], reference: Option<&str>) -> String {
             match row.structures.iter().find(|s| &s.name == name) {
                 Some(s) => cells.extend([s.reads.to_string(), s.writes.to_string(), format!("{:.6}", s.energy_nj)]),
                 None => cells.extend(["0".to_owned(), "0".to_owned(), format!("{:.6}", 0.0)]),
+            }
+        }
+        if shares {
+            match row.value_shares {
+                Some(v) => cells.extend([
+                    format!("{:.6}", v.redundant),
+                    v.redundant_of.to_string(),
+                    format!("{:.6}", v.integer_16bit),
+                    v.integer_values.to_string(),
+                ]),
+                None => cells.extend(VALUE_SHARE_COLUMNS.map(|_| String::new())),
+            }
+        }
+        if single_use {
+            match &row.single_use {
+                Some(u) => cells.extend([
+                    u.accesses.to_string(),
+                    format!("{:.6}", u.access_share),
+                    u.bank_conflicts.to_string(),
+                    format!("{:.6}", u.conflict_share),
+                    u.waits.to_string(),
+                ]),
+                None => cells.extend(SINGLE_USE_COLUMNS.map(|_| String::new())),
             }
         }
         out.push_str(&cells.iter().map(|c| quote(c)).collect::<Vec<_>>().join(","));

@@ -9,6 +9,10 @@ use super::reports_csv;
 use crate::run_job::{execute, RunRequest};
 
 fn reports() -> Vec<Report> {
+    reports_with(false)
+}
+
+fn reports_with(record_values: bool) -> Vec<Report> {
     let ex = crate::examples::find("vector_add");
     let launch = crate::examples::launch_for("vector_add").and_then(|t| LaunchSetup::from_json(t).ok());
     let (Some(ex), Some(launch), Some(gpu)) = (ex, launch, sim_core::gpu::presets::by_name("turing-rtx2060")) else {
@@ -20,7 +24,7 @@ fn reports() -> Vec<Report> {
         gpu,
         schemes: vec![SchemeSpec::named("rfc-ob"), SchemeSpec::named("baseline")],
         registers_per_thread: None,
-        record_values: false,
+        record_values,
     };
     execute(&req, |_| {}).map(|o| o.reports).unwrap_or_default()
 }
@@ -40,6 +44,13 @@ fn csv_speedups_are_over_the_baseline_and_stalls_are_named() {
         unreachable!("missing columns in {}", csv.lines().next().unwrap_or_default())
     };
     assert!(col("stall_other").is_none() && col("main_rf_reads").is_some());
+    // Values not recorded: no share columns; the baseline counted DeMO's single-use figures.
+    assert!(col("redundant_across_warp_share").is_none());
+    let Some(single) = col("single_use_access_share") else { unreachable!("no single-use columns in {csv}") };
+    assert_eq!(lines[1][single], "");
+    let expected_single =
+        sim_core::timing::summary::single_use_share(&reports[1]).map(|u| format!("{:.6}", u.access_share));
+    assert_eq!(Some(lines[2][single].to_owned()), expected_single);
     assert_eq!((lines[1][0], lines[2][0]), ("rfc-ob", "baseline"));
     assert_eq!((lines[1][reference], lines[2][reference]), ("baseline", "baseline"));
     assert_eq!(lines[2][speedup], "1.000000");
@@ -51,6 +62,29 @@ fn csv_speedups_are_over_the_baseline_and_stalls_are_named() {
     let chosen = reports_csv(&reports, Some("rfc-ob"));
     let row: Vec<&str> = chosen.lines().nth(2).map(|l| l.split(',').collect()).unwrap_or_default();
     assert_eq!(row[speedup], format!("{:.6}", 1.0 / expected));
+}
+
+/// With the lanes' values recorded (every run the page starts), both rows carry the kernel's
+/// value shares, the same in each, as the comparison computes them.
+#[test]
+fn csv_has_the_value_shares_of_every_run() {
+    let reports = reports_with(true);
+    assert_eq!(reports.len(), 2);
+    let csv = reports_csv(&reports, None);
+    let lines: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').collect()).collect();
+    let col = |name: &str| lines[0].iter().position(|h| *h == name);
+    let (Some(share), Some(of)) = (col("redundant_across_warp_share"), col("value_instructions")) else {
+        unreachable!("no share columns in {csv}")
+    };
+    let shares = compare(&reports, None).rows[1].value_shares;
+    let Some(v) = shares else { unreachable!("the baseline has no value shares") };
+    assert!(v.redundant_of > 0);
+    for line in &lines[1..] {
+        assert_eq!(
+            (line[share], line[of]),
+            (format!("{:.6}", v.redundant).as_str(), v.redundant_of.to_string().as_str())
+        );
+    }
 }
 
 /// The energy chart stacks the structures: the baseline's bar is its main RF alone, rfc-ob's the

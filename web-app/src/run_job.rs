@@ -47,9 +47,10 @@ pub struct RunRequest {
     /// scheme's estimate.
     #[serde(default)]
     pub registers_per_thread: Option<u32>,
-    /// Record value summaries even when none of these schemes needs them: this request is one
-    /// worker's share of a larger one whose other schemes do (`run_pool.rs`), and its reports
-    /// must be the ones one run of all the schemes gives.
+    /// Record value summaries even when none of these schemes needs them: the page's runs do,
+    /// for Gilani's value shares in every report (sweeps do not); and a worker's share of a
+    /// larger request whose other schemes do (`run_pool.rs`) must give the reports one run of
+    /// all the schemes gives.
     #[serde(default)]
     pub record_values: bool,
 }

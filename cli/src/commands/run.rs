@@ -13,8 +13,9 @@
 //! baseline:collector_units=2    12        8   19876     …
 //! ```
 //!
-//! Under the table: stall causes without a column, energy per structure, and for schemes that
-//! record value summaries (Gilani's family) the paper's value shares (`values NAME: …`). `--json`
+//! Under the table: stall causes without a column, energy per structure, and the kernel's value
+//! statistics: reads per value (Wyse) and Gilani's value shares (`values: redundant across the
+//! warp …`; every run records the lanes' values unless `--no-values`, ~12% slower). `--json`
 //! prints `{file, gpu, reports, summary}`, `summary` being the same comparison
 //! ([`sim_core::timing::summary::Comparison`], value shares included).
 //!
@@ -94,6 +95,10 @@ pub struct SimFlags {
     /// single-use memory values and the bank conflicts they are involved in (paper Fig. 1, 2).
     #[arg(long)]
     pub single_use: bool,
+    /// Do not record the lanes' values (faster): no value shares (Gilani's statistics) unless a
+    /// scheme models values.
+    #[arg(long)]
+    pub no_values: bool,
 }
 
 impl SimFlags {
@@ -108,6 +113,7 @@ impl SimFlags {
             registers_per_thread: self.registers.or(registers),
             virtual_register_banks: self.virtual_banks,
             single_use_attribution: self.single_use,
+            values: !self.no_values,
             ..TimingOptions::default()
         };
         if let Some(c) = self.max_cycles {
@@ -298,16 +304,6 @@ fn print_table(reports: &[Report], reference: Option<&str>) {
             .map(|s| format!("{} {} reads, {} writes, {:.1} nJ", s.name, s.reads, s.writes, s.energy_nj))
             .collect();
         println!("energy {}: {}", row.scheme, parts.join("; "));
-        if let Some(v) = row.value_shares {
-            println!(
-                "values {}: redundant across the warp {:.1}% of {} instructions; integer values fitting 16 bits {:.1}% of {}",
-                row.scheme,
-                100.0 * v.redundant,
-                v.redundant_of,
-                100.0 * v.integer_16bit,
-                v.integer_values
-            );
-        }
         if let Some(u) = &row.single_use {
             println!(
                 "single-use memory values {}: {} RF accesses ({:.1}% of all; paper ~26%), involved in {} bank conflicts ({:.1}% of all; paper > 25%), waited {} request cycles",
@@ -341,6 +337,16 @@ fn print_table(reports: &[Report], reference: Option<&str>) {
             pct(v.two, n),
             pct(v.more_than_two, n),
             within3
+        );
+    }
+    // Gilani's shares describe the kernel: every run of one invocation has the same.
+    if let Some(v) = cmp.rows.iter().find_map(|r| r.value_shares) {
+        println!(
+            "values: redundant across the warp {:.1}% of {} instructions; integer values fitting 16 bits {:.1}% of {} (Gilani Fig. 1: 10–50%, 80–90%)",
+            100.0 * v.redundant,
+            v.redundant_of,
+            100.0 * v.integer_16bit,
+            v.integer_values
         );
     }
 }

@@ -402,6 +402,7 @@ impl Simulation {
             own_runs.push((r, own));
         }
         let mut sim = Simulation::assemble(program, source, gpu, own_runs, options)?;
+        sim.feed.set_integer(regfile::gilani_int::integer_results(module, &sim.program));
         for run in &mut sim.runs {
             run.prepare(module, &sim.program);
         }

@@ -14,10 +14,13 @@
 //! ```
 //!
 //! The value shares are the statistics Gilani et al. report (Fig. 1): instructions whose result
-//! is the same in every lane, and integer register values that fit 16 bits. They come from the
-//! scheme counters of that name ([`VALUE_INSTRUCTIONS`], …), which only schemes that record the
-//! functional run's value summaries report (`composite`, `scalar-unit`, `sliced`, `gilani`);
-//! other rows have none.
+//! is the same in every lane, and integer register values that fit 16 bits. They describe the
+//! original kernel, not a scheme, and come from the value statistics of the streams
+//! ([`crate::timing::value_stats::ValueReport::lane_values`]): every row of a run that recorded
+//! the functional run's value summaries has them (the CLI and the page record them for every run;
+//! the library when [`crate::timing::TimingOptions::values`] is set or a scheme models values).
+//! The family's scheme counters of the same names ([`VALUE_INSTRUCTIONS`], …) count what that
+//! scheme issued: the same figures, except that a fused pair of `composite` counts once.
 //!
 //! `single_use` (DeMO's Fig. 1 and 2) is present only for a run that counted it: the baseline
 //! under [`crate::timing::TimingOptions::single_use_attribution`].
@@ -41,7 +44,7 @@ pub const INTEGER_VALUES: &str = "integer_values";
 /// Scheme counter: of those, units whose values all fit 16 bits signed.
 pub const INTEGER_16BIT_VALUES: &str = "integer_16bit_values";
 
-/// Gilani et al.'s value statistics of one run (Fig. 1), from its scheme counters.
+/// Gilani et al.'s value statistics of one run's kernel (Fig. 1), from its streams' value summaries.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ValueShares {
     /// Instructions whose result was the same in every executed lane, of the instructions that
@@ -220,16 +223,14 @@ fn share(n: u64, of: u64) -> f64 {
     }
 }
 
-/// Gilani's value statistics of `r`, when its scheme reports the counters they come from.
+/// Gilani's value statistics of `r`'s kernel, when its run recorded value summaries.
 pub fn value_shares(r: &Report) -> Option<ValueShares> {
-    let get = |name: &str| counter(r, name);
-    let (of, uniform) = (get(VALUE_INSTRUCTIONS)?, get(UNIFORM_RESULT_INSTRUCTIONS)?);
-    let (ints, fit) = (get(INTEGER_VALUES)?, get(INTEGER_16BIT_VALUES)?);
+    let v = r.values.lane_values?;
     Some(ValueShares {
-        redundant: share(uniform, of),
-        redundant_of: of,
-        integer_16bit: share(fit, ints),
-        integer_values: ints,
+        redundant: share(v.uniform_result_instructions, v.value_instructions),
+        redundant_of: v.value_instructions,
+        integer_16bit: share(v.integer_16bit_values, v.integer_values),
+        integer_values: v.integer_values,
     })
 }
 

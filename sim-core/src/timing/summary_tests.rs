@@ -5,7 +5,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::*;
-use crate::timing::regfile::{SchemeCounter, StructureStats};
+use crate::timing::regfile::StructureStats;
 use crate::timing::report::{Ipc, KernelPlacement, OccupancyTimeline, RegisterFileReport, StallBreakdown};
 
 fn report(scheme: &str, cycles: u64, stalls: &[(StallCause, u64)], structures: &[(&str, u64, u64, f64)]) -> Report {
@@ -102,27 +102,27 @@ fn structures_carry_accesses_and_energy() {
     assert_eq!((rfc.registers_per_thread, rfc.ctas_per_sm, rfc.occupancy), (20, 4, 0.25));
 }
 
-/// Gilani's shares come from the four counters: 3 uniform of 12 value-writing instructions =
-/// 0.25; 15 of 20 integer values fit 16 bits = 0.75. A run missing any of them (the baseline)
-/// has none, and a run with no integer value reads 0, not NaN.
+/// Gilani's shares come from the streams' value counts: 3 uniform of 12 value-writing
+/// instructions = 0.25; 15 of 20 integer values fit 16 bits = 0.75. A run that recorded no value
+/// summaries has none, whatever its scheme, and a run with no integer value reads 0, not NaN.
 #[test]
-fn value_shares_come_from_the_gilani_counters() {
-    let counter = |name: &str, value| SchemeCounter { name: String::from(name), value, unit: String::from("n") };
-    let mut gilani = report("gilani", 100, &[], &[]);
-    gilani.register_file.scheme.counters = vec![
-        counter(VALUE_INSTRUCTIONS, 12),
-        counter(UNIFORM_RESULT_INSTRUCTIONS, 3),
-        counter(INTEGER_VALUES, 20),
-        counter(INTEGER_16BIT_VALUES, 15),
-    ];
-    let mut floats = gilani.clone();
-    floats.register_file.scheme.counters[2].value = 0;
-    floats.register_file.scheme.counters[3].value = 0;
-    let c = compare(&[report("baseline", 100, &[], &[]), gilani, floats], None);
-    assert_eq!(c.rows[0].value_shares, None);
+fn value_shares_come_from_the_streams_value_counts() {
+    use crate::timing::regfile::gilani_values::ValueCounts;
+    let counts = ValueCounts {
+        value_instructions: 12,
+        uniform_result_instructions: 3,
+        integer_values: 20,
+        integer_16bit_values: 15,
+    };
+    let mut baseline = report("baseline", 100, &[], &[]);
+    baseline.values.lane_values = Some(counts);
+    let mut floats = report("sliced", 100, &[], &[]);
+    floats.values.lane_values = Some(ValueCounts { integer_values: 0, integer_16bit_values: 0, ..counts });
+    let c = compare(&[baseline, floats, report("gilani", 100, &[], &[])], None);
     let expected = ValueShares { redundant: 0.25, redundant_of: 12, integer_16bit: 0.75, integer_values: 20 };
-    assert_eq!(c.rows[1].value_shares, Some(expected));
-    assert_eq!(c.rows[2].value_shares.map(|v| (v.integer_16bit, v.integer_values)), Some((0.0, 0)));
+    assert_eq!(c.rows[0].value_shares, Some(expected));
+    assert_eq!(c.rows[1].value_shares.map(|v| (v.integer_16bit, v.integer_values)), Some((0.0, 0)));
+    assert_eq!(c.rows[2].value_shares, None);
 }
 
 /// DeMO's baseline figures come from the counters of a run that counted them: 30 of the

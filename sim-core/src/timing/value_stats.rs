@@ -11,8 +11,14 @@
 //! st [%rd1], %r3      // i = 12: v read again, distance 2 → v has 2 reads when %r3 is next written
 //! ```
 //!
+//! When the functional run recorded value summaries ([`crate::timing::TimingOptions::values`], or
+//! a scheme that models values), the streams also give Gilani's statistics (Fig. 1): the share of
+//! register-writing instructions whose result is the same in every executed lane, and the share
+//! of integer register values that fit 16 bits ([`ValueReport::lane_values`]; definitions in
+//! [`crate::timing::regfile::gilani_values::ValueCounts`]).
+//!
 //! The figures do not depend on the register-file scheme: they are computed once per CTA as the
-//! streams arrive and appear in every scheme's report.
+//! streams arrive (from the original kernel's instructions) and appear in every scheme's report.
 
 use alloc::vec;
 use alloc::vec::Vec;
@@ -20,6 +26,7 @@ use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
 use crate::timing::program::Program;
+use crate::timing::regfile::gilani_values::ValueCounts;
 use crate::timing::stream::trace::WarpStream;
 
 /// Distances up to this many instructions are kept exactly; larger ones share one bucket.
@@ -71,6 +78,9 @@ pub struct ValueReport {
     pub reads: u64,
     /// CDF of producer→consumer distance for distances 1..=64 (the rest are farther).
     pub distance_cdf: Vec<CdfPoint>,
+    /// Gilani's value statistics of the original kernel, when the run recorded value summaries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lane_values: Option<ValueCounts>,
 }
 
 impl ValueReport {
@@ -96,6 +106,10 @@ pub struct ValueStats {
     def_at: Vec<u64>,
     reads: Vec<u32>,
     touched: Vec<u32>,
+    /// Per static id: whether it writes integers (empty, or an id past the end: integer).
+    integer: Vec<bool>,
+    /// Gilani's counts; `None` until a stream with value summaries arrives.
+    lane: Option<ValueCounts>,
 }
 
 impl ValueStats {
@@ -107,6 +121,34 @@ impl ValueStats {
             def_at: vec![0; program.units as usize],
             reads: vec![0; program.units as usize],
             touched: Vec::new(),
+            integer: Vec::new(),
+            lane: None,
+        }
+    }
+
+    /// The table of which static ids write integers
+    /// ([`crate::timing::regfile::gilani_int::integer_results`]), for the 16-bit share.
+    pub fn set_integer(&mut self, table: Vec<bool>) {
+        self.integer = table;
+    }
+
+    /// Counts the value summaries `warp` carries (none: nothing).
+    fn add_lane_values(&mut self, warp: &WarpStream) {
+        if !warp.has_values() {
+            return;
+        }
+        let lane = self.lane.get_or_insert_with(ValueCounts::default);
+        let mut entries = warp.value_entries().peekable();
+        let mut pos = warp.start();
+        for run in warp.runs() {
+            let end = pos.saturating_add(run.len);
+            while let Some((p, units)) = entries.next_if(|&(p, _)| p < end) {
+                if p >= pos {
+                    let sid = run.sid.wrapping_add(p - pos);
+                    lane.count(units, self.integer.get(sid as usize).copied().unwrap_or(true));
+                }
+            }
+            pos = end;
         }
     }
 
@@ -122,6 +164,7 @@ impl ValueStats {
 
     /// Adds one warp's stream.
     pub fn add_warp(&mut self, program: &Program, warp: &WarpStream) {
+        self.add_lane_values(warp);
         self.add_instructions(program, warp, 0);
         self.close_warp();
     }
@@ -137,6 +180,7 @@ impl ValueStats {
             }
         }
         state.open.clear();
+        self.add_lane_values(piece);
         state.now = self.add_instructions(program, piece, state.now);
         if last {
             self.close_warp();
@@ -220,6 +264,6 @@ impl ValueStats {
                 CdfPoint { distance: d as u32, cumulative_fraction }
             })
             .collect();
-        ValueReport { reads_per_value: self.hist, reads, distance_cdf }
+        ValueReport { reads_per_value: self.hist, reads, distance_cdf, lane_values: self.lane }
     }
 }

@@ -61,6 +61,8 @@ pub fn run_panel(props: &RunPanelProps) -> Html {
         );
         Callback::from(move |(schemes, sweep): (Vec<SchemeSpec>, Option<SweepPlan>)| {
             if let Some(gpu) = &gpu {
+                // Gilani's value shares for every run (a sweep's points skip them: speed).
+                let record_values = sweep.is_none();
                 on.emit(LabAction::SetSweep(sweep.map(Rc::new)));
                 start.emit(RunRequest {
                     ptx: source.to_string(),
@@ -68,7 +70,7 @@ pub fn run_panel(props: &RunPanelProps) -> Html {
                     gpu: (**gpu).clone(),
                     schemes,
                     registers_per_thread: registers,
-                    record_values: false,
+                    record_values,
                 });
             }
         })

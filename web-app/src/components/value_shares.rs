@@ -1,13 +1,15 @@
-//! Gilani's value statistics in the results (paper Fig. 1): per scheme that records value
-//! summaries (`composite`, `scalar-unit`, `sliced`, `gilani`), the share of register-writing
+//! Gilani's value statistics in the results (paper Fig. 1): the share of register-writing
 //! instructions whose result is the same in every lane (redundant across the warp) and the share
-//! of integer register values that fit 16 bits, beside the paper's ranges. A plain table
-//! (`#value-shares`) from the run's [`Comparison`]; nothing when no run has the figures.
+//! of integer register values that fit 16 bits, beside the paper's ranges. They describe the
+//! kernel, not a scheme (`sim_core::timing::summary::value_shares`): every run the page starts
+//! records them, and its schemes agree, so the table has one row for the kernel (a row per scheme
+//! should they ever differ). A plain table (`#value-shares`) from the run's [`Comparison`];
+//! nothing when no run has the figures (a sweep's points).
 //!
 //! ```text
-//! Scheme     Redundant across the warp   Integer values fitting 16 bits
-//! gilani     57.1% (4 of 7)              50.0% (2 of 4)
-//! paper      10–50%                      80–90% (many INT benchmarks)
+//! Run                       Redundant across the warp   Integer values fitting 16 bits
+//! this kernel (3 schemes)   57.1% (4 of 7)              50.0% (2 of 4)
+//! paper                     10–50%                      80–90% (many INT benchmarks)
 //! ```
 
 use sim_core::timing::summary::{Comparison, ValueShares};
@@ -21,17 +23,22 @@ fn cell(share: f64, of: u64) -> String {
     format!("{:.1}% ({n} of {of})", 100.0 * share)
 }
 
-/// The table's rows: one per run with value shares, then the paper's (none without runs).
+/// The table's rows: the kernel's (or one per run should the runs differ), then the paper's
+/// (none without runs that have shares).
 pub fn rows(cmp: &Comparison) -> Vec<[String; 3]> {
-    let mut out: Vec<[String; 3]> = cmp
-        .rows
-        .iter()
-        .filter_map(|r| r.value_shares.map(|v: ValueShares| (r, v)))
-        .map(|(r, v)| [r.scheme.clone(), cell(v.redundant, v.redundant_of), cell(v.integer_16bit, v.integer_values)])
-        .collect();
-    if !out.is_empty() {
-        out.push(PAPER.map(String::from));
-    }
+    let runs: Vec<(&str, ValueShares)> =
+        cmp.rows.iter().filter_map(|r| r.value_shares.map(|v: ValueShares| (r.scheme.as_str(), v))).collect();
+    let Some(&(_, first)) = runs.first() else { return Vec::new() };
+    let row = |name: String, v: ValueShares| {
+        [name, cell(v.redundant, v.redundant_of), cell(v.integer_16bit, v.integer_values)]
+    };
+    let mut out = if runs.iter().all(|&(_, v)| v == first) {
+        let n = runs.len();
+        vec![row(format!("this kernel ({n} scheme{})", if n == 1 { "" } else { "s" }), first)]
+    } else {
+        runs.iter().map(|&(name, v)| row(name.to_owned(), v)).collect()
+    };
+    out.push(PAPER.map(String::from));
     out
 }
 
@@ -40,7 +47,7 @@ pub fn value_shares(cmp: &Comparison) -> Html {
     crate::components::paper_figures::paper_figures(
         "value-shares",
         "Value statistics (Gilani et al.)",
-        &["Scheme", "Redundant across the warp", "Integer values fitting 16 bits"],
+        &["Run", "Redundant across the warp", "Integer values fitting 16 bits"],
         rows(cmp).into_iter().map(Vec::from).collect(),
         "Redundant: instructions whose result is the same in every executed lane, of those that wrote a register. \
          16-bit: integer register values (32-bit units) that fit 16 bits signed, of the integer values written; \
@@ -76,19 +83,24 @@ mod tests {
         }
     }
 
-    /// The baseline has no shares (no row); gilani_int_share.ptx's composite run: 4 of 7
-    /// instructions uniform (57.1%), 2 of 4 integer values within 16 bits (50.0%); then the paper.
+    /// gilani_int_share.ptx: 4 of 7 instructions uniform (57.1%), 2 of 4 integer values within
+    /// 16 bits (50.0%). Two runs that agree give one kernel row, then the paper; a run without
+    /// shares (a sweep point) adds nothing; runs that disagree get a row each.
     #[test]
-    fn one_row_per_run_with_shares_then_the_paper() {
+    fn one_row_for_the_kernel_then_the_paper() {
         let shares = ValueShares { redundant: 4.0 / 7.0, redundant_of: 7, integer_16bit: 0.5, integer_values: 4 };
         let cmp = Comparison {
             reference: "baseline".to_owned(),
-            rows: vec![row("baseline", None), row("composite", Some(shares))],
+            rows: vec![row("baseline", Some(shares)), row("composite", Some(shares)), row("sweep", None)],
         };
         let got = rows(&cmp);
         assert_eq!(got.len(), 2);
-        assert_eq!(got[0], ["composite", "57.1% (4 of 7)", "50.0% (2 of 4)"].map(String::from));
+        assert_eq!(got[0], ["this kernel (2 schemes)", "57.1% (4 of 7)", "50.0% (2 of 4)"].map(String::from));
         assert_eq!(got[1][1], "10–50%");
         assert!(rows(&Comparison { reference: String::new(), rows: vec![row("baseline", None)] }).is_empty());
+        let other = ValueShares { redundant: 0.5, redundant_of: 8, ..shares };
+        let split = Comparison { reference: String::new(), rows: vec![row("a", Some(shares)), row("b", Some(other))] };
+        let got = rows(&split);
+        assert_eq!((got.len(), got[0][0].as_str(), got[1][1].as_str()), (3, "a", "50.0% (4 of 8)"));
     }
 }

@@ -45,8 +45,10 @@ pub enum Class {
     },
 }
 
-/// Value figures of the run (the paper's statistics).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// Value figures of the run (the paper's statistics): counted by the family as it issues, and for
+/// every run that records values from the original kernel's streams
+/// ([`crate::timing::value_stats::ValueReport::lane_values`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ValueCounts {
     /// Issued instructions that wrote at least one summarised register unit.
     pub value_instructions: u64,
@@ -58,6 +60,22 @@ pub struct ValueCounts {
     /// Of those, units whose values fit 16 bits signed ([`STAT_BITS`], the paper's figure,
     /// whatever the sliced datapath's `half_width_bits`).
     pub integer_16bit_values: u64,
+}
+
+impl ValueCounts {
+    /// Counts one instruction that wrote `values` (nothing when it has none); `integer`: it
+    /// writes integers ([`super::gilani_int`]).
+    pub fn count(&mut self, values: &[ValueSummary], integer: bool) {
+        if values.is_empty() {
+            return;
+        }
+        self.value_instructions += 1;
+        self.uniform_result_instructions += u64::from(values.iter().all(|v| v.uniform()));
+        if integer {
+            self.integer_values += values.len() as u64;
+            self.integer_16bit_values += values.iter().filter(|v| v.signed_bits() <= STAT_BITS).count() as u64;
+        }
+    }
 }
 
 /// Per-warp register flags and the summaries of each warp's next instruction.
@@ -141,14 +159,7 @@ impl WarpValues {
         let bits = self.bits;
         let WarpValues { flags, sparse, next, counts, integer, .. } = self;
         let values = next.get(req.warp as usize).map(Vec::as_slice).unwrap_or(&[]);
-        if !values.is_empty() {
-            counts.value_instructions += 1;
-            counts.uniform_result_instructions += u64::from(values.iter().all(|v| v.uniform()));
-            if integer.get(req.sid as usize).copied().unwrap_or(true) {
-                counts.integer_values += values.len() as u64;
-                counts.integer_16bit_values += values.iter().filter(|v| v.signed_bits() <= STAT_BITS).count() as u64;
-            }
-        }
+        counts.count(values, integer.get(req.sid as usize).copied().unwrap_or(true));
         let matched = values.len() == req.writes.len();
         let Some(f) = flags.get_mut(req.warp as usize) else { return };
         for (i, &u) in req.writes.iter().enumerate() {

@@ -65,6 +65,12 @@ impl Feed {
         *st = Store::new(st.take_source(), st.program(), runs);
     }
 
+    /// Which static ids write integers, for the value statistics' 16-bit share (after
+    /// [`Feed::set_runs`]).
+    pub fn set_integer(&mut self, table: alloc::vec::Vec<bool>) {
+        self.store.borrow_mut().values.set_integer(table);
+    }
+
     /// The value statistics of every CTA asked for so far.
     pub fn values_report(&self) -> ValueReport {
         self.store.borrow().values.report()

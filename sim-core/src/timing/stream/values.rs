@@ -66,6 +66,15 @@ impl StreamValues {
         self.units.get(start.wrapping_sub(d)..end.wrapping_sub(d)).unwrap_or(&[])
     }
 
+    /// Every recorded instruction in position order: its position and its summaries.
+    pub fn entries(&self) -> impl Iterator<Item = (u32, &[ValueSummary])> + '_ {
+        let d = self.dropped as usize;
+        let ends = self.index.iter().skip(1).map(|&(_, s)| s as usize).chain(core::iter::once(self.units.len() + d));
+        self.index.iter().zip(ends).map(move |(&(p, s), end)| {
+            (p, self.units.get((s as usize).wrapping_sub(d)..end.wrapping_sub(d)).unwrap_or(&[]))
+        })
+    }
+
     /// Appends the summaries of `chunk`, the instructions that follow (positions already
     /// counted from the stream's start).
     pub fn append(&mut self, chunk: &StreamValues) {

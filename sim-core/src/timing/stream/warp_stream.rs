@@ -238,6 +238,12 @@ impl WarpStream {
         self.values.at(pc)
     }
 
+    /// The value summaries of every instruction that has them, in position order: `(position,
+    /// summaries)`.
+    pub fn value_entries(&self) -> impl Iterator<Item = (u32, &[ValueSummary])> + '_ {
+        self.values.entries()
+    }
+
     /// True when the stream carries value summaries.
     pub fn has_values(&self) -> bool {
         !self.values.is_empty()

@@ -66,8 +66,26 @@ ensure_e2e_packages() {
   (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
 }
 
+# wasm-opt, which shrinks the page's wasm (static/index.html: data-wasm-opt="z"): npm's binaryen
+# (Debian's is too old for current rustc output), in .tools/, put first on PATH for Trunk.
+ensure_wasm_opt() {
+  local dir="$REPO_ROOT/.tools/binaryen"
+  if [ ! -x "$dir/node_modules/.bin/wasm-opt" ]; then
+    if ! command -v npm >/dev/null; then
+      say "installing Debian nodejs and npm"
+      as_root apt-get update -qq
+      as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm
+    fi
+    say "installing wasm-opt (npm binaryen@132)"
+    mkdir -p "$dir"
+    (cd "$dir" && npm install --no-audit --no-fund --loglevel=error --no-save binaryen@132)
+  fi
+  export PATH="$dir/node_modules/.bin:$PATH"
+}
+
 # Builds the site into dist/ in release mode and prints the wasm bundle's size.
 build_site() {
+  ensure_wasm_opt
   say "building the site (trunk build --release)"
   (cd "$REPO_ROOT" && trunk build --release)
   local wasm

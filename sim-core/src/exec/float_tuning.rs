@@ -48,6 +48,10 @@ pub struct TuningResult {
     pub capped: bool,
     /// Max relative deviation of the accepted combination (0 when none was lowered).
     pub deviation: f64,
+    /// Trials whose functional run failed (a fault, the budget, a barrier deadlock: a narrower
+    /// value that feeds an address or a loop bound can do that); each is rejected like a trial
+    /// whose outputs miss the quality bound, and the search goes on.
+    pub faulted: u32,
     /// Registers visited (written `.f32` registers of the kernels).
     pub candidates: u32,
 }
@@ -207,9 +211,13 @@ pub fn tune_with_progress(
             }
             let mut trial = res.formats.clone();
             trial.insert(reg, next.bits);
-            let got = outputs(module, setup, &trial)?;
+            let got = outputs(module, setup, &trial);
             res.runs += 1;
             progress(TuningStep { run: res.runs, of });
+            let Ok(got) = got else {
+                res.faulted += 1;
+                break;
+            };
             let (ok, d) = within(&got);
             if !ok {
                 break;
@@ -291,6 +299,37 @@ mod tests {
         let mut bits: vec::Vec<u8> = r.formats.values().copied().collect();
         bits.sort_unstable();
         assert_eq!((bits, r.runs), (vec![8, 12, 12], 19));
+    }
+
+    /// A narrower format that moves an address out of bounds rejects the trial, it does not end
+    /// the search. `out[(tid + 2^23) − 2^23] = tid`: hand-worked, in declaration order (each
+    /// register is written once per warp). %f1 = tid as in the kernel above: 28 … 12 bits keep
+    /// it; at 8 bits (max 15.5) tid ≥ 16 become Inf, so %f3 = Inf, `cvt.rzi.u32` saturates to
+    /// 2^32 − 1 and the store faults far past the buffer: 6 trials, 1 faulted, %f1 at 12. %f2 =
+    /// 2^23 + tid: at 28 bits (19 fraction bits) it rounds to a multiple of 16, so the stores go
+    /// to 0, 16 and 32 — wrong outputs (out[32] lies in the buffer's allocation slack, no fault):
+    /// rejected at the first trial. %f3 = tid again: as %f1, 6 trials, 1 faulted. Runs
+    /// 1 + 6 + 1 + 6 = 14, 2 faulted.
+    #[test]
+    fn a_trial_that_faults_is_rejected_and_the_search_goes_on() {
+        let kernel = ".version 7.0\n.target sm_20\n.address_size 64\n\
+            .visible .entry k(.param .u64 out)\n{\n.reg .b32 %r<4>;\n.reg .f32 %f<4>;\n.reg .b64 %rd<6>;\n\
+            ld.param.u64 %rd1, [out];\ncvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r1, %tid.x;\n\
+            cvt.rn.f32.u32 %f1, %r1;\nadd.f32 %f2, %f1, 0f4B000000;\nsub.f32 %f3, %f2, 0f4B000000;\n\
+            cvt.rzi.u32.f32 %r2, %f3;\nmul.wide.u32 %rd3, %r2, 4;\nadd.s64 %rd4, %rd2, %rd3;\n\
+            st.global.f32 [%rd4], %f1;\nret;\n}\n";
+        let module = crate::ptx::compile(kernel);
+        let setup = LaunchSetup::from_json(LAUNCH);
+        assert!(module.is_ok() && setup.is_ok());
+        let (Ok(module), Ok(setup)) = (module, setup) else { return };
+        let r = tune(&module, &setup, QualityMetric::Exact, 64);
+        assert!(r.is_ok(), "{r:?}");
+        let Ok(r) = r else { return };
+        let mut bits: vec::Vec<u8> = r.formats.values().copied().collect();
+        bits.sort_unstable();
+        assert_eq!((bits, r.runs, r.faulted, r.deviation), (vec![12, 12], 14, 2, 0.0));
+        // Stopped after %f1's trials, the one fault is already there.
+        assert_eq!(tune(&module, &setup, QualityMetric::Exact, 7).map(|r| (r.runs, r.faulted)), Ok((7, 1)));
     }
 
     /// Relative deviation: 1 → 1.1 is 10 %; a zero that changes, or a NaN that appears, is

@@ -23,8 +23,9 @@ fn counter(name: String, value: u64, unit: &str) -> SchemeCounter {
 /// The report counters of tuning result `t` on `module`, in a fixed order: `tuning_runs`,
 /// `tuning_capped`, `tuning_candidates`, `tuning_lowered`, `tuning_deviation_ppm` (the accepted
 /// combination's max relative output deviation in parts per million, rounded up so a nonzero
-/// loss never reads 0), then one `float_bits:FUNCTION:REG` per lowered register (its format's
-/// total bits), functions and registers in module order.
+/// loss never reads 0), `tuning_faulted` when some trial's functional run failed (rejected,
+/// [`TuningResult::faulted`]), then one `float_bits:FUNCTION:REG` per lowered register (its
+/// format's total bits), functions and registers in module order.
 pub fn tuning_counters(module: &Module, t: &TuningResult) -> Vec<SchemeCounter> {
     let ppm = if t.deviation.is_finite() { libm::ceil(t.deviation.max(0.0) * 1e6) as u64 } else { u64::MAX };
     let mut out = alloc::vec![
@@ -34,6 +35,9 @@ pub fn tuning_counters(module: &Module, t: &TuningResult) -> Vec<SchemeCounter> 
         counter(String::from("tuning_lowered"), t.formats.len() as u64, "f32 registers below 32 bits"),
         counter(String::from("tuning_deviation_ppm"), ppm, "ppm max relative output deviation"),
     ];
+    if t.faulted > 0 {
+        out.push(counter(String::from("tuning_faulted"), u64::from(t.faulted), "trials rejected: their run failed"));
+    }
     for (h, f) in module.functions.iter() {
         let Some(body) = &f.body else { continue };
         for (r, reg) in body.regs.iter() {
@@ -65,6 +69,11 @@ pub fn tuning_summary(counters: &[SchemeCounter]) -> Option<String> {
             c.name.strip_prefix("float_bits:").map(|n| format!("{} {}", n.rsplit(':').next().unwrap_or(n), c.value))
         })
         .collect();
+    if let Some(n) = get("tuning_faulted") {
+        line.push_str(&format!(
+            "; {n} trials rejected (their run failed: a narrower value moved an address or a bound)"
+        ));
+    }
     if !formats.is_empty() {
         line.push_str(&format!("; bits: {}", formats.join(", ")));
     }
@@ -150,7 +159,7 @@ mod tests {
         formats.insert((h.raw(), f2), 24u8);
         // 12 runs of a cap of 12: capped; 3 written f32 registers, 2 lowered; deviation
         // 0.0123 = 12 300 ppm.
-        let t = TuningResult { formats, runs: 12, capped: true, deviation: 0.0123, candidates: 3 };
+        let t = TuningResult { formats, runs: 12, capped: true, deviation: 0.0123, candidates: 3, faulted: 0 };
         let got: Vec<(String, u64)> = tuning_counters(&module, &t).into_iter().map(|c| (c.name, c.value)).collect();
         let want: Vec<(String, u64)> = [
             ("tuning_runs", 12),
@@ -172,6 +181,12 @@ mod tests {
                     max output deviation 1.2300 %; bits: %f2 24, %f3 16";
         assert_eq!(line.as_deref(), Some(want));
         assert_eq!(tuning_summary(&[]), None);
+        // Two trials that faulted: one more counter, one more clause.
+        let t = TuningResult { faulted: 2, ..t };
+        let c = tuning_counters(&module, &t);
+        assert_eq!(c.get(5).map(|c| (c.name.as_str(), c.value)), Some(("tuning_faulted", 2)));
+        let line = tuning_summary(&c).unwrap_or_default();
+        assert!(line.contains("; 2 trials rejected (their run failed"), "{line}");
     }
 
     #[test]

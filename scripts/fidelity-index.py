@@ -121,6 +121,11 @@ CHECKS = [
      lambda: (lambda r: f"savings, {r[0]} (composite, scalar, sliced, all): " + ", ".join(r[1:]))(
          row("gilani.md", "all ") or ["all kernels", "?"]),
      "Gilani §8 Fig. 8: " + ", ".join((row("gilani.md", "paper (Gilani") or ["", "see page"])[1:])),
+    ("Quick mode (sampled timing)", "[quick.md](quick.md)",
+     lambda: "mean IPC error: " + cell("quick.md", "spread under 10%", 2) + " where spread < 10% ("
+     + cell("quick.md", "spread under 10%", 1) + " runs), " + cell("quick.md", "all sampled runs", 2) + " over all "
+     + cell("quick.md", "all sampled runs", 1),
+     "full runs of the same launches, every scheme"),
 ]
 
 

@@ -51,6 +51,7 @@ if [ -z "${FIDELITY_QUICK:-}" ]; then
     python3 scripts/fidelity-rfc-ob.py "$corpus" > "$out/rfc-ob.txt"
     release_test timing_demo --ignored --nocapture
     release_test gilani_fidelity --ignored --nocapture
+    release_test quick_fidelity --ignored --nocapture
     release_test timing_finereg --nocapture
     release_test launch_proposals --nocapture
 fi

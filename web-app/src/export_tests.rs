@@ -25,6 +25,7 @@ fn reports_with(record_values: bool) -> Vec<Report> {
         schemes: vec![SchemeSpec::named("rfc-ob"), SchemeSpec::named("baseline")],
         registers_per_thread: None,
         record_values,
+        quick: false,
     };
     execute(&req, |_| {}).map(|o| o.reports).unwrap_or_default()
 }

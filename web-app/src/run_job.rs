@@ -53,7 +53,14 @@ pub struct RunRequest {
     /// all the schemes gives.
     #[serde(default)]
     pub record_values: bool,
+    /// Quick mode: time the first [`QUICK_WAVES`] waves of CTAs and estimate the rest
+    /// (`sim_core::timing::TimingOptions::quick_waves`); the page's "Quick estimate" button.
+    #[serde(default)]
+    pub quick: bool,
 }
+
+/// Waves of CTAs a quick run times (the CLI's `--quick-waves` default).
+pub const QUICK_WAVES: u32 = 3;
 
 /// Where a run stands.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -174,13 +181,17 @@ pub fn execute(req: &RunRequest, mut progress: impl FnMut(RunProgress)) -> Resul
         // DeMO's potential on every baseline (issue 26): the single-use memory values' accesses
         // and the bank conflicts they are involved in, shown before the user picks DeMO.
         single_use_attribution: req.schemes.iter().any(|s| s.scheme == "baseline"),
+        quick_waves: req.quick.then_some(QUICK_WAVES),
         ..TimingOptions::default()
     };
     let program = Program::decode_for(&module, gpu, &options).map_err(|m| from_timing(TimingError::Internal(m)))?;
     let values = req.record_values || Simulation::wants_values(&req.schemes, &options);
     let source_options = SourceOptions { values, budget: None };
-    let source = ExecSource::with_options(&module, launch, &program, source_options)
+    let mut source = ExecSource::with_options(&module, launch, &program, source_options)
         .map_err(|e| from_timing(TimingError::Source(e.into())))?;
+    if let Some(waves) = options.quick_waves {
+        source.sample_waves(&program, gpu, waves);
+    }
     let (source, executor) = TimedSource::new(source, now_ms);
     let start = now_ms();
     // Precision tuning (`compression`) runs while the simulation is built: its steps are the
@@ -249,6 +260,7 @@ mod tests {
             schemes: vec![SchemeSpec::named("baseline"), SchemeSpec::named("no-bank-conflicts")],
             registers_per_thread: None,
             record_values: false,
+            quick: false,
         }
     }
 

@@ -18,6 +18,7 @@ fn vector_add(schemes: &[&str]) -> RunRequest {
         schemes: schemes.iter().map(|s| SchemeSpec::parse(s).unwrap_or_else(|e| unreachable!("{e}"))).collect(),
         registers_per_thread: None,
         record_values: false,
+        quick: false,
     }
 }
 
@@ -62,6 +63,26 @@ fn any_number_of_workers_gives_the_one_run_reports_byte_for_byte() {
     assert!(one.len() > 1000);
     assert_eq!(json(2), one);
     assert_eq!(json(4), one);
+}
+
+/// Quick mode samples the same CTAs whichever schemes a worker holds (virtual-thread admits more
+/// CTAs than the slots; the sample does not follow it): vector add, 200 CTAs of 256 threads on
+/// one SM of fermi-gtx480 (1536 threads → 6 CTAs per SM) → 3 waves = 18: one wave of 6 in every
+/// 200 / 18 = 11 waves (66 CTAs): 3 × 6 + the 2 CTAs left of the fourth = 20 of 200, in one run
+/// or in two workers alike.
+#[test]
+fn quick_runs_sample_the_same_ctas_in_any_worker() {
+    let mut req = vector_add(&["baseline", "virtual-thread", "rfc-ob"]);
+    req.launch.grid = vec![200, 1, 1];
+    req.gpu.core.sm_count = 1;
+    req.quick = true;
+    let one = run_pooled(&req, 1, |_, _| {}).unwrap_or_else(|f| unreachable!("{f:?}")).reports;
+    let two = run_pooled(&req, 2, |_, _| {}).unwrap_or_else(|f| unreachable!("{f:?}")).reports;
+    assert_eq!(one, two);
+    for r in &one {
+        let sample = r.sample.as_ref().map(|s| (s.simulated_ctas, s.every, s.total_ctas));
+        assert_eq!(sample, Some((20, 11, 200)), "{}", r.scheme);
+    }
 }
 
 #[test]

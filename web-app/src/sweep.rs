@@ -216,6 +216,7 @@ mod tests {
             schemes: plan.specs().unwrap_or_default(),
             registers_per_thread: None,
             record_values: false,
+            quick: false,
         };
         let reports = crate::run_job::execute(&req, |_| {}).map(|o| o.reports).unwrap_or_default();
         assert_eq!(reports.len(), 3);

@@ -99,6 +99,14 @@ pub struct SimFlags {
     /// scheme models values.
     #[arg(long)]
     pub no_values: bool,
+    /// Quick mode: time only the first waves of CTAs (`--quick-waves`, each SMs × CTAs per SM)
+    /// and report an estimate: the sample's figures, the extrapolated cycles and the waves'
+    /// spread. A grid no larger than the sample runs in full.
+    #[arg(long)]
+    pub quick: bool,
+    /// Waves of CTAs quick mode times.
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub quick_waves: u32,
 }
 
 impl SimFlags {
@@ -114,6 +122,7 @@ impl SimFlags {
             virtual_register_banks: self.virtual_banks,
             single_use_attribution: self.single_use,
             values: !self.no_values,
+            quick_waves: self.quick.then_some(self.quick_waves),
             ..TimingOptions::default()
         };
         if let Some(c) = self.max_cycles {
@@ -338,6 +347,11 @@ fn print_table(reports: &[Report], reference: Option<&str>) {
             pct(v.more_than_two, n),
             within3
         );
+    }
+    for r in reports {
+        if let Some(line) = sim_core::timing::summary::sample_line(r) {
+            println!("quick estimate {}: {line}", r.scheme);
+        }
     }
     // Gilani's shares describe the kernel: every run of one invocation has the same.
     if let Some(v) = cmp.rows.iter().find_map(|r| r.value_shares) {

@@ -120,6 +120,8 @@ pub struct Run {
     step_index: usize,
     round: u32,
     cta_next: u64,
+    /// Quick mode's sample ([`Run::sample_ctas`]): `(every, chunk)`, `(1, 1)` for all CTAs.
+    cta_sample: (u64, u64),
     params: Vec<u8>,
     current: Option<CtaExec>,
     launches: Vec<LaunchStats>,
@@ -165,6 +167,7 @@ impl Run {
             step_index: 0,
             round: 0,
             cta_next: 0,
+            cta_sample: (1, 1),
             params: Vec::new(),
             current: None,
             launches: Vec::new(),
@@ -220,6 +223,14 @@ impl Run {
                 Err(e)
             }
         }
+    }
+
+    /// Runs only the first `chunk` CTAs of every `every × chunk` of each launch (CTA `i` runs
+    /// when `i mod (every × chunk) < chunk`): a systematic sample for a quick timing estimate
+    /// that keeps neighbouring CTAs together (they share cache lines). The CTAs left out never
+    /// run, so a later launch sees their outputs missing. Before the first step.
+    pub fn sample_ctas(&mut self, every: u64, chunk: u64) {
+        self.cta_sample = (every.max(1), chunk.max(1));
     }
 
     /// Runs to the end (or the first error).
@@ -340,6 +351,10 @@ impl Run {
                 let sizes = self.trace.enabled.then_some(self.trace_sizes.as_slice());
                 self.current = Some(CtaExec::new(prog, env, sizes));
                 self.cta_next += 1;
+                let (every, chunk) = self.cta_sample;
+                if every > 1 && self.cta_next % every.saturating_mul(chunk) == chunk {
+                    self.cta_next = self.cta_next.saturating_add((every - 1).saturating_mul(chunk));
+                }
                 return Ok(true);
             }
             self.end_launch();

@@ -37,6 +37,7 @@ use crate::timing::memory::l2::L2;
 use crate::timing::memory::MemoryStats;
 use crate::timing::program::Program;
 use crate::timing::program_map::SchemeProgram;
+use crate::timing::quick_sample;
 use crate::timing::regfile::{
     RegisterFileScheme, ResolvedScheme, SchemeConfigError, SchemeContext, SchemeStats, SmGeometry,
 };
@@ -69,6 +70,8 @@ pub struct ChipRun {
     max_warps: u32,
     /// The scheme's own program when it transforms code (else it runs the shared one).
     own: Option<Rc<SchemeProgram>>,
+    /// Quick mode: the waves timed so far.
+    sample: Option<quick_sample::WaveLog>,
 }
 
 impl ChipRun {
@@ -120,6 +123,7 @@ impl ChipRun {
             next_sample: 0,
             max_warps,
             own,
+            sample: None,
         })
     }
 
@@ -145,6 +149,19 @@ impl ChipRun {
     /// their takes apart).
     pub fn set_stream_run(&mut self, run: usize) {
         self.sms.set_stream_run(run);
+    }
+
+    /// Quick mode: log the end of every wave of `wave` CTAs, for the estimate of a `whole`-CTA
+    /// sequence the source sampled one CTA in `every`.
+    pub fn log_waves(&mut self, wave: u64, every: u64, whole: u64) {
+        self.sample = Some(quick_sample::WaveLog::new(wave, every, whole));
+    }
+
+    /// Warp-instructions issued so far on every SM.
+    fn warp_instructions(&self) -> u64 {
+        let mut n = 0;
+        self.sms.for_each_stats(&mut |stats, _, _| n += stats.warp_instructions);
+        n
     }
 
     /// Instructions the windows of CTAs that arrived in pieces hold in this run.
@@ -234,6 +251,12 @@ impl ChipRun {
             self.dispatcher.finished();
             freed = true;
         }
+        if freed && self.sample.as_ref().is_some_and(|w| w.due(self.dispatcher.completed)) {
+            let (completed, insts) = (self.dispatcher.completed, self.warp_instructions());
+            if let Some(w) = &mut self.sample {
+                w.record(completed, t + 1, insts);
+            }
+        }
         // Room for a CTA appears only when one finishes (or at the start).
         if freed {
             let scheme = &*self.kernel_scheme;
@@ -322,6 +345,10 @@ impl ChipRun {
             residency,
             notices: feed.notices(),
             slice_map: self.own.as_ref().and_then(|p| p.slice_map.clone()),
+            sample: self
+                .sample
+                .as_ref()
+                .map(|w| w.estimate(self.dispatcher.completed, cycles, warp_insts, feed.work())),
             config: self.scheme.echo(),
         }
     }

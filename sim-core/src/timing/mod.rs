@@ -52,6 +52,7 @@ pub mod memory;
 pub mod program;
 pub mod program_map;
 pub mod program_regs;
+pub mod quick_sample;
 pub mod regfile;
 pub mod report;
 pub mod sm;
@@ -114,6 +115,14 @@ pub struct TimingOptions {
     /// counters (`single_use_reads`, `single_use_writes`, `single_use_bank_conflicts`,
     /// `single_use_waits`; [`regfile::demo_marks`]); off, the reports are as without the option.
     pub single_use_attribution: bool,
+    /// Quick mode, off (`None`) by default: every run times only the first `waves × SMs × CTAs
+    /// per SM` CTAs (CTAs per SM as the GPU's limits allow the first kernel's CTA, registers
+    /// aside: every run times the same CTAs, whichever schemes share the simulation) and its
+    /// report says it is a sample ([`report::CtaSample`]: the estimated
+    /// whole-sequence cycles and how steady the waves were). A grid no larger than the sample
+    /// runs in full, as without the option. The executor runs only the CTAs taken (and a batch
+    /// ahead), so later launches of a sequence see the outputs of a partial one.
+    pub quick_waves: Option<u32>,
 }
 
 /// The launch a simulation's source runs, as its schemes are told it (launch-aware range
@@ -144,6 +153,7 @@ impl Default for TimingOptions {
             virtual_register_banks: false,
             values: false,
             single_use_attribution: false,
+            quick_waves: None,
         }
     }
 }
@@ -231,6 +241,8 @@ pub struct Simulation {
     options: TimingOptions,
     feed: Feed,
     runs: Vec<ChipRun>,
+    /// Quick mode's sample size has been set (or found not to apply).
+    sampled: bool,
 }
 
 impl Simulation {
@@ -304,8 +316,11 @@ impl Simulation {
             .map_err(TimingError::Internal)?;
         let values = options.values || runs.iter().any(|(r, _, _)| r.entry.needs_values);
         let source_options = SourceOptions { values, budget: None };
-        let source = ExecSource::with_options(module, setup, &program, source_options)
+        let mut source = ExecSource::with_options(module, setup, &program, source_options)
             .map_err(|e| TimingError::Source(e.into()))?;
+        if let Some(waves) = options.quick_waves {
+            source.sample_waves(&program, &gpu, waves);
+        }
         Simulation::with_module(module, program, Box::new(source), gpu, runs, options, Some(SchemeLaunch::of(setup)))
     }
 
@@ -433,12 +448,15 @@ impl Simulation {
         }
         let mut feed = Feed::new(source, &program);
         feed.set_runs(chip_runs.len());
-        Ok(Simulation { program, gpu, options, feed, runs: chip_runs })
+        Ok(Simulation { program, gpu, options, feed, runs: chip_runs, sampled: false })
     }
 
     /// Advances every unfinished run by up to `max_cycles` cycles, the run that has taken the
     /// fewest CTAs first, in quanta of 4096 cycles.
     pub fn step(&mut self, max_cycles: u64) -> Result<Progress, TimingError> {
+        if !self.sampled {
+            self.set_sample()?;
+        }
         let mut left: Vec<u64> = self.runs.iter().map(|r| if r.done() { 0 } else { max_cycles }).collect();
         while let Some(i) = self.pick(&left) {
             let (Some(run), Some(l)) = (self.runs.get_mut(i), left.get_mut(i)) else { break };
@@ -454,6 +472,22 @@ impl Simulation {
             self.feed.trim(keep);
         }
         Ok(self.progress())
+    }
+
+    /// Quick mode: when the source hands out a stratified sample ([`CtaSource::sampling`]),
+    /// every run logs its waves (SMs × [`quick_sample::ctas_per_sm`] of the first CTA) for the
+    /// estimate of the whole sequence.
+    fn set_sample(&mut self) -> Result<(), TimingError> {
+        self.sampled = true;
+        let Some((every, whole)) = self.feed.sampling() else { return Ok(()) };
+        self.feed.record_work();
+        let Some(first) = self.feed.get(0, &self.program)? else { return Ok(()) };
+        let wave =
+            quick_sample::ctas_per_sm(&self.program, &self.gpu, first.shape) * u64::from(self.gpu.core.sm_count.max(1));
+        for run in &mut self.runs {
+            run.log_waves(wave, every, whole);
+        }
+        Ok(())
     }
 
     /// The run to advance next among those with cycles `left`: the one that has taken the

@@ -357,6 +357,12 @@ pub struct Report {
     /// slice masks and live interval (absent for the other schemes).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slice_map: Option<crate::timing::regfile::compression_slices::SliceMap>,
+    /// Quick mode ([`crate::timing::TimingOptions::quick_waves`]): the run timed only the first
+    /// CTAs of the launch sequence; every figure of the report is of those CTAs, and this says how
+    /// many of how many, the estimated cycles of the whole sequence and how steady the sample was
+    /// (absent for a full run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample: Option<CtaSample>,
     /// The scheme's full config, every parameter with its value (defaults included); as a
     /// `--scheme-file` entry it reproduces this run's scheme. Kept last: the pinned digests hash
     /// the report without it.
@@ -372,6 +378,43 @@ impl Report {
             m.locate(src);
         }
     }
+}
+
+/// What a quick-mode run sampled ([`Report::sample`]): one wave of consecutive CTAs in every
+/// `every` waves of each launch (about `waves` waves of `SMs × CTAs per SM`,
+/// [`crate::timing::quick_sample`]), and the whole sequence estimated from it: the CTAs not
+/// timed issue the sample's average warp-instructions per CTA, at the steady warp-IPC of the
+/// sample's inner waves (after the first, which ramps up, and before the last, during which the
+/// chip drains: the whole sequence does each once, as the sample does).
+///
+/// ```text
+/// 4 096 CTAs, 15 SMs × 6 CTAs/SM: waves of 90, 3 waves = 270 → every 15th wave: CTAs 0–89,
+/// 1350–1439, 2700–2789, 4050–4095: 316 timed in 15 054 cycles, 374 460 warp-insts; the inner
+/// waves ran at 17.48 warp-IPC → 374 460 × 4 096 / 316 = 4 853 760 warp-insts in
+/// 15 054 + (4 853 760 − 374 460) / 17.48 ≈ 271 307 cycles (IPC ≈ 17.9)
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CtaSample {
+    /// CTAs timed (the report's `ctas`; every other figure of the report is of these).
+    pub simulated_ctas: u64,
+    /// One wave of CTAs timed in this many, in each launch.
+    pub every: u64,
+    /// CTAs of the whole launch sequence.
+    pub total_ctas: u64,
+    /// The whole sequence's cycles, estimated (with fewer than three waves, the CTAs not timed
+    /// go at the sample's average rate).
+    pub estimated_cycles: u64,
+    /// The whole sequence's warp-instructions per cycle, estimated.
+    pub estimated_ipc: f64,
+    /// Warp-instructions per cycle of each wave of the sample, in order.
+    pub wave_ipc: Vec<f64>,
+    /// How far the sample is to be trusted (an indicator, not an error bound), 0 to 1 or more:
+    /// the larger of (a) the largest relative difference of an inner wave's IPC from the inner
+    /// waves' mean (with one inner wave: from the first wave's; with none: 1) and (b) the largest
+    /// relative difference of a wave's warp-instructions from the waves' mean — large when the
+    /// sample never settled, or when the work sits in some CTAs only (then the extrapolation
+    /// does not hold).
+    pub spread: f64,
 }
 
 /// What a scheme's residency actions did and cost, summed over SMs.

@@ -22,6 +22,11 @@
 //! The family's scheme counters of the same names ([`VALUE_INSTRUCTIONS`], …) count what that
 //! scheme issued: the same figures, except that a fused pair of `composite` counts once.
 //!
+//! A quick-mode run ([`crate::timing::TimingOptions::quick_waves`]) is summarised by its
+//! estimates: `cycles`, the IPCs and the speed-up are the whole sequence's as its
+//! [`crate::timing::report::CtaSample`] estimates them, `outcome` is `"estimate"`; every count
+//! (register-file accesses, energy, stalls) is the sample's, the same CTAs in every run.
+//!
 //! `single_use` (DeMO's Fig. 1 and 2) is present only for a run that counted it: the baseline
 //! under [`crate::timing::TimingOptions::single_use_attribution`].
 
@@ -246,13 +251,14 @@ pub fn speedup(reference_cycles: u64, cycles: u64) -> f64 {
 /// One run's summary against a reference of `reference_cycles`.
 pub fn summarise(r: &Report, reference_cycles: u64) -> SchemeSummary {
     let k = r.kernels.first();
+    let (cycles, warp_ipc, thread_ipc) = headline(r);
     SchemeSummary {
         scheme: r.scheme.clone(),
-        outcome: String::from(outcome_name(&r.outcome)),
-        cycles: r.cycles,
-        warp_ipc: r.ipc.warp_instructions_per_cycle,
-        thread_ipc: r.ipc.thread_instructions_per_cycle,
-        speedup: speedup(reference_cycles, r.cycles),
+        outcome: String::from(if r.sample.is_some() { "estimate" } else { outcome_name(&r.outcome) }),
+        cycles,
+        warp_ipc,
+        thread_ipc,
+        speedup: speedup(reference_cycles, cycles),
         registers_per_thread: k.map_or(0, |k| k.registers_per_thread),
         ctas_per_sm: k.map_or(0, |k| k.ctas_per_sm),
         occupancy: k.map_or(0.0, |k| k.theoretical_occupancy),
@@ -267,10 +273,54 @@ pub fn summarise(r: &Report, reference_cycles: u64) -> SchemeSummary {
     }
 }
 
+/// Cycles, warp-IPC and thread-IPC of the whole run: the report's, or a quick run's estimates
+/// (thread-IPC scaled as the warp-IPC is: the sample's lanes per warp-instruction).
+pub fn headline(r: &Report) -> (u64, f64, f64) {
+    let (warp, thread) = (r.ipc.warp_instructions_per_cycle, r.ipc.thread_instructions_per_cycle);
+    match &r.sample {
+        Some(q) => {
+            let lanes = if warp > 0.0 { thread / warp } else { 0.0 };
+            (q.estimated_cycles, q.estimated_ipc, q.estimated_ipc * lanes)
+        }
+        None => (r.cycles, warp, thread),
+    }
+}
+
+/// One line on a quick run's sample, as the CLI and the app print it (`None` for a full run):
+/// `timed every 15th wave of CTAs (316 of 4096, 4 waves); whole run ≈ 271307 cycles, warp IPC ≈
+/// 17.890; wave IPC 17.379, 17.483, 17.512, 12.092; spread 0.6%`.
+pub fn sample_line(r: &Report) -> Option<String> {
+    let q = r.sample.as_ref()?;
+    let waves: Vec<String> = q.wave_ipc.iter().map(|w| alloc::format!("{w:.3}")).collect();
+    Some(alloc::format!(
+        "timed every {} wave of CTAs ({} of {}, {} waves); whole run ≈ {} cycles, warp IPC ≈ {:.3}; wave IPC {}; spread {:.1}%",
+        ordinal(q.every),
+        q.simulated_ctas,
+        q.total_ctas,
+        q.wave_ipc.len(),
+        q.estimated_cycles,
+        q.estimated_ipc,
+        waves.join(", "),
+        100.0 * q.spread
+    ))
+}
+
+/// `2nd`, `3rd`, `11th`, `21st`, …
+fn ordinal(n: u64) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    alloc::format!("{n}{suffix}")
+}
+
 /// Every run summarised against the reference ([`reference_index`] of `chosen`).
 pub fn compare(reports: &[Report], chosen: Option<&str>) -> Comparison {
     let reference = reports.get(reference_index(reports, chosen));
-    let cycles = reference.map_or(0, |r| r.cycles);
+    let cycles = reference.map_or(0, |r| headline(r).0);
     Comparison {
         reference: reference.map(|r| r.scheme.clone()).unwrap_or_default(),
         rows: reports.iter().map(|r| summarise(r, cycles)).collect(),

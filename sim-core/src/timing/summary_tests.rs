@@ -47,6 +47,7 @@ fn report(scheme: &str, cycles: u64, stalls: &[(StallCause, u64)], structures: &
         residency: Default::default(),
         notices: Vec::new(),
         slice_map: None,
+        sample: None,
         config: Default::default(),
     }
 }

@@ -59,7 +59,7 @@ pub fn run_panel(props: &RunPanelProps) -> Html {
             props.registers,
             on.clone(),
         );
-        Callback::from(move |(schemes, sweep): (Vec<SchemeSpec>, Option<SweepPlan>)| {
+        Callback::from(move |(schemes, sweep, quick): (Vec<SchemeSpec>, Option<SweepPlan>, bool)| {
             if let Some(gpu) = &gpu {
                 // Gilani's value shares for every run (a sweep's points skip them: speed).
                 let record_values = sweep.is_none();
@@ -71,24 +71,26 @@ pub fn run_panel(props: &RunPanelProps) -> Html {
                     schemes,
                     registers_per_thread: registers,
                     record_values,
+                    quick,
                 });
             }
         })
     };
     let start_run = {
         let (schemes, start) = (lab.schemes.clone(), start_specs.clone());
-        Callback::from(move |()| start.emit((schemes.iter().map(|s| spec_of(s)).collect(), None)))
+        Callback::from(move |quick: bool| start.emit((schemes.iter().map(|s| spec_of(s)).collect(), None, quick)))
     };
     let run_sweep = {
         let (start, on) = (start_specs.clone(), on.clone());
         Callback::from(move |plan: SweepPlan| match plan.specs() {
-            Ok(specs) => start.emit((specs, Some(plan))),
+            Ok(specs) => start.emit((specs, Some(plan), false)),
             Err(e) => on.emit(LabAction::SchemeError(e)),
         })
     };
-    let run = start_run.reform(|_: MouseEvent| ());
+    let run = start_run.reform(|_: MouseEvent| false);
+    let quick = start_run.reform(|_: MouseEvent| true);
     let ready = props.auto_run && !blocked && !lab.kernels.is_empty() && lab.run == RunStatus::Idle;
-    use_auto_run(ready, start_run);
+    use_auto_run(ready, start_run.reform(|()| false));
     let gpu_text = props
         .gpu
         .as_ref()
@@ -113,6 +115,8 @@ pub fn run_panel(props: &RunPanelProps) -> Html {
                 <fieldset class="schemes" id="run-schemes"><legend>{ "Register-file schemes" }</legend>{ for schemes }</fieldset>
                 <button type="button" id="run-button" class="primary" onclick={run} disabled={running || blocked}
                         title={if blocked { "Fix the launch setup and choose a scheme first" } else { "Run the timing model in a Web Worker" }}>{ "Run" }</button>
+                <button type="button" id="quick-button" onclick={quick} disabled={running || blocked}
+                        title="Time only the first 3 waves of CTAs (SMs × CTAs per SM each) and estimate the whole run: seconds instead of minutes on a large grid; a grid of 3 waves or fewer runs in full">{ "Quick estimate" }</button>
                 if running { <button type="button" id="cancel-button" onclick={cancel}>{ "Cancel" }</button> }
             </div>
             { scheme_specs(lab, on) }

@@ -75,6 +75,7 @@ pub fn run_results(props: &RunResultsProps) -> Html {
                 </label>
             </div>
             { notices(reports) }
+            { quick_estimate(reports) }
             { tuning(reports) }
             { crate::components::slice_map::slice_maps(reports) }
             <div class="summary">{ table(&summary(reports, &cmp)) }</div>
@@ -180,6 +181,25 @@ fn sweep_charts(plan: Option<&crate::sweep::SweepPlan>, reports: &[Report]) -> H
     let Some(plan) = plan.filter(|p| p.values.len() == reports.len()) else { return Html::default() };
     let specs = plan.charts(reports).into_iter().map(|(id, title, data)| ChartSpec::new(id, title, Plot::Lines(data)));
     html! { <div class="charts sweep-charts" id="sweep-charts">{ charts(specs) }</div> }
+}
+
+/// A quick run's sample, one line per scheme (`sim_core::timing::summary::sample_line`): the
+/// cycles, IPC and speed-ups of the results are the whole run's estimates, every other figure
+/// is the sample's.
+fn quick_estimate(reports: &[Report]) -> Html {
+    let lines: Vec<(String, String)> = reports
+        .iter()
+        .filter_map(|r| sim_core::timing::summary::sample_line(r).map(|l| (r.scheme.clone(), l)))
+        .collect();
+    if lines.is_empty() {
+        return html! {};
+    }
+    html! {
+        <div class="quick-estimate" id="quick-estimate" role="status">
+            <p>{ "Quick estimate: cycles, IPC and speed-ups are estimates of the whole run; register-file traffic,                   energy and stalls are those of the CTAs timed. A large spread means the waves disagreed:                   run in full (Run) for exact figures." }</p>
+            <ul>{ for lines.into_iter().map(|(s, l)| html! { <li><strong>{ s }</strong>{ ": " }{ l }</li> }) }</ul>
+        </div>
+    }
 }
 
 /// What precision tuning found (`compression` runs): functional runs, quality reached and the

@@ -377,6 +377,7 @@ mod tests {
             schemes: vec![spec],
             registers_per_thread: None,
             record_values: false,
+            quick: false,
         };
         let mut steps = Vec::new();
         let out = execute(&req, |p| steps.extend(p.tuning.map(|t| (t.run, t.of))));

@@ -42,6 +42,10 @@ pub struct ExecSource {
     /// Per launch step: its shape.
     steps: Vec<LaunchShape>,
     total: Option<u64>,
+    /// CTAs of each launch step.
+    step_ctas: Vec<u64>,
+    /// Quick mode's stratified sample: `(every, whole sequence's CTAs)`.
+    sampling: Option<(u64, u64)>,
     warp_instructions: u64,
     /// CTAs handed out unfinished, by number.
     open: BTreeMap<u64, pieces::Open>,
@@ -72,10 +76,9 @@ impl ExecSource {
             let threads = s.block.iter().map(|&d| d.max(1)).product();
             steps.push(LaunchShape { kernel, threads, dynamic_smem: s.dynamic_smem });
         }
-        let total = checked
-            .repeat
-            .is_none()
-            .then(|| checked.steps.iter().map(|s| s.grid.iter().map(|&g| u64::from(g.max(1))).product::<u64>()).sum());
+        let step_ctas: Vec<u64> =
+            checked.steps.iter().map(|s| s.grid.iter().map(|&g| u64::from(g.max(1))).product::<u64>()).collect();
+        let total = checked.repeat.is_none().then(|| step_ctas.iter().sum());
         let layout = if address_bits(module) == 64 { AddressLayout::bits64() } else { AddressLayout::bits32() };
         let options =
             RunOptions { budget: options.budget, trace: TraceOptions { enabled: true, values: options.values } };
@@ -87,10 +90,34 @@ impl ExecSource {
             func_base,
             steps,
             total,
+            step_ctas,
+            sampling: None,
             warp_instructions: 0,
             open: BTreeMap::new(),
             next_number: 0,
         })
+    }
+
+    /// Quick mode ([`crate::timing::TimingOptions::quick_waves`]): when the first launch has at
+    /// least two samples' worth of CTAs — a sample being `waves` waves, each wave SMs × the CTAs
+    /// per SM `gpu`'s limits allow the kernel's CTA, registers aside — runs one wave of
+    /// consecutive CTAs in every k waves of each launch, k = the first launch's CTAs / sample,
+    /// rounded down ([`Run::sample_ctas`]): about `waves` waves spread over the grid. Nothing
+    /// changes for a smaller grid, or for a sequence that repeats until a condition (its length
+    /// is unknown). Before the first CTA.
+    pub fn sample_waves(&mut self, program: &Program, gpu: &crate::gpu::GpuConfig, waves: u32) {
+        let (Some(whole), Some(&first), Some(&ctas)) = (self.total, self.steps.first(), self.step_ctas.first()) else {
+            return;
+        };
+        let wave = crate::timing::quick_sample::ctas_per_sm(program, gpu, first) * u64::from(gpu.core.sm_count.max(1));
+        let every = ctas / wave.saturating_mul(u64::from(waves.max(1))).max(1);
+        if every < 2 {
+            return;
+        }
+        self.run.sample_ctas(every, wave);
+        let period = every * wave;
+        self.total = Some(self.step_ctas.iter().map(|n| n / period * wave + (n % period).min(wave)).sum());
+        self.sampling = Some((every, whole));
     }
 
     /// Warp-instructions handed over so far.
@@ -225,6 +252,10 @@ impl CtaSource for ExecSource {
 
     fn total_ctas(&self) -> Option<u64> {
         self.total
+    }
+
+    fn sampling(&self) -> Option<(u64, u64)> {
+        self.sampling
     }
 
     fn notices(&self) -> Vec<crate::exec::Notice> {

@@ -43,6 +43,9 @@ pub struct Feed {
     failed: Option<(u64, SourceError)>,
     /// CTAs before this number have been asked for and counted in the value statistics.
     counted: u64,
+    /// Quick mode: each counted CTA's warp-instructions, in order (`u64::MAX`: it came in
+    /// pieces, its total unknown here); `None` unless [`Feed::record_work`].
+    work: Option<alloc::vec::Vec<u64>>,
 }
 
 impl Feed {
@@ -56,6 +59,7 @@ impl Feed {
             exhausted: false,
             failed: None,
             counted: 0,
+            work: None,
         }
     }
 
@@ -115,6 +119,9 @@ impl Feed {
                 Some(m) => st.opened(self.counted, &cta.warps, &m.done),
                 None => cta.warps.iter().for_each(|w| st.values.add_warp(program, w)),
             }
+            if let Some(work) = &mut self.work {
+                work.push(if cta.more.is_some() { u64::MAX } else { cta.warp_instructions() });
+            }
             self.counted += 1;
         }
         if let Some(cta) = self.window.get((index - self.base) as usize) {
@@ -167,6 +174,22 @@ impl Feed {
     /// CTAs the source will produce, if it knows.
     pub fn total(&self) -> Option<u64> {
         self.store.borrow().source_ref().total_ctas()
+    }
+
+    /// Quick mode: keep each CTA's warp-instructions from now on ([`Feed::work`]).
+    pub fn record_work(&mut self) {
+        self.work.get_or_insert_with(alloc::vec::Vec::new);
+    }
+
+    /// The warp-instructions of every CTA counted since [`Feed::record_work`], in order
+    /// (`u64::MAX` for one that came in pieces).
+    pub fn work(&self) -> &[u64] {
+        self.work.as_deref().unwrap_or(&[])
+    }
+
+    /// The source's sample, if it takes one ([`CtaSource::sampling`]).
+    pub fn sampling(&self) -> Option<(u64, u64)> {
+        self.store.borrow().source_ref().sampling()
     }
 
     /// What the functional run behind the source has to tell its user so far.

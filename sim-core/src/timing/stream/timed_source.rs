@@ -71,6 +71,10 @@ impl<S: CtaSource> CtaSource for TimedSource<S> {
     fn total_ctas(&self) -> Option<u64> {
         self.inner.total_ctas()
     }
+
+    fn sampling(&self) -> Option<(u64, u64)> {
+        self.inner.sampling()
+    }
 }
 
 #[cfg(test)]

@@ -211,6 +211,13 @@ pub trait CtaSource {
         true
     }
 
+    /// Quick mode's sample, when the source takes one: `(every, whole)` — it hands out one wave
+    /// of consecutive CTAs in every `every` waves of each launch, of `whole` CTAs in the
+    /// sequence.
+    fn sampling(&self) -> Option<(u64, u64)> {
+        None
+    }
+
     /// CTAs this source will produce in all, when known (progress reporting only).
     fn total_ctas(&self) -> Option<u64> {
         None

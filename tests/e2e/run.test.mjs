@@ -3,11 +3,12 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 
 import { chooseSchemes, openLab, readSummary } from './lab-ui.mjs';
-import { artifactsDir, serveSite } from './site.mjs';
+import { artifactsDir, reglab, repoRoot, serveSite } from './site.mjs';
 
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'];
@@ -98,6 +99,35 @@ test('Cancel stops a long run and the page stays usable', async () => {
     assert.equal(await page.locator('#grid-0').inputValue(), '16');
     const ipc = await runAndReadIpc(page);
     assert.ok(Object.values(ipc).every(([w]) => w > 0));
+  } finally {
+    await close();
+  }
+});
+
+test('Quick estimate samples a large grid, says so, and gives the CLI\'s estimate', async () => {
+  const { page, problems, close } = await openPage();
+  try {
+    // Vector add over 65535 CTAs: about 3 waves of them are timed, one wave in every k.
+    await page.locator('#grid-0').fill('65535');
+    await chooseSchemes(page, ['baseline']);
+    await page.locator('#quick-button').click();
+    await page.locator('#run-results').waitFor({ timeout: 120_000 });
+    const line = await page.locator('#quick-estimate li').textContent();
+    const m = line.match(/timed every \d+\w\w wave of CTAs \((\d+) of 65535, \d+ waves\); whole run ≈ (\d+) cycles/);
+    assert.ok(m, line);
+    assert.ok(Number(m[1]) < 1000, line);
+    // The same launch from the command line gives the same sample and estimate.
+    const gpu = (await page.locator('#run-gpu strong').textContent()).split(' · ')[0];
+    const shipped = JSON.parse(readFileSync(join(repoRoot, 'static/examples/vector_add.launch.json'), 'utf8'));
+    shipped.grid = [65535, 1, 1];
+    mkdirSync(artifactsDir, { recursive: true });
+    const file = join(artifactsDir, 'quick-launch.json');
+    writeFileSync(file, JSON.stringify(shipped));
+    const native = JSON.parse(reglab(['run', 'static/examples/vector_add.ptx', '--launch', file, '--gpu', gpu, '--quick', '--json']));
+    const sample = native.reports[0].sample;
+    assert.equal(sample.simulated_ctas, Number(m[1]));
+    assert.equal(sample.estimated_cycles, Number(m[2]));
+    assert.deepEqual(problems, []);
   } finally {
     await close();
   }

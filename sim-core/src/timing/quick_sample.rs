@@ -110,7 +110,7 @@ pub fn estimate(ends: &[(u64, u64)], completed: u64, total: u64, cycles: u64, in
     let rate = if dt == 0 { 0.0 } else { dn as f64 / dt as f64 };
     let estimated_insts = insts as f64 * total as f64 / completed.max(1) as f64;
     let more = estimated_insts - insts as f64;
-    let estimated_cycles = (cycles as f64 + if rate > 0.0 { more / rate } else { 0.0 }).round() as u64;
+    let estimated_cycles = libm::round(cycles as f64 + if rate > 0.0 { more / rate } else { 0.0 }) as u64;
     let estimated_ipc = if estimated_cycles == 0 { 0.0 } else { estimated_insts / estimated_cycles as f64 };
     // Steadiness: the steady waves against each other, or the only one against the first.
     let inner: Vec<f64> = wave_ipc.iter().copied().skip(1).take(ends.len().saturating_sub(2)).collect();

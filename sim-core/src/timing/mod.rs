@@ -341,25 +341,10 @@ impl Simulation {
         Simulation::with_module(module, program, source, gpu, runs, options, None)
     }
 
-    /// As [`Simulation::from_module_source`], telling schemes the launch `setup` the source runs
-    /// (launch-aware range analysis, precision tuning: `compression`).
-    pub fn from_module_source_launch<S: IntoSchemeSpec>(
-        module: &Module,
-        program: Program,
-        source: Box<dyn CtaSource>,
-        gpu: &GpuConfig,
-        schemes: &[S],
-        options: TimingOptions,
-        setup: &LaunchSetup,
-    ) -> Result<Simulation, TimingError> {
-        let gpu = simulated_gpu(gpu, &options)?;
-        let runs = plans(schemes, &gpu, &options)?;
-        Simulation::with_module(module, program, source, gpu, runs, options, Some(SchemeLaunch::of(setup)))
-    }
-
-    /// As [`Simulation::from_module_source_launch`], telling `launch.tuning_progress` where
-    /// `compression`'s precision tuning stands after every functional run of its search (the
-    /// app's "tuning: run k of N").
+    /// As [`Simulation::from_module_source`], telling schemes the launch the source runs
+    /// (launch-aware range analysis, precision tuning: `compression`) and `launch.tuning_progress`
+    /// where precision tuning stands after every functional run of its search (the app's
+    /// "tuning: run k of N"; [`SchemeLaunch::of`] for nobody).
     pub fn from_module_source_launch_progress<S: IntoSchemeSpec>(
         module: &Module,
         program: Program,

@@ -246,6 +246,20 @@ mod tests {
         mul.wide.u32 %rd3, %r1, 4;\nadd.s64 %rd4, %rd2, %rd3;\nst.global.f32 [%rd4], %f3;\nret;\n}\n";
     const LAUNCH: &str = r#"{"kernel": "k", "block": [32], "params": [{"buffer": {"type": "f32", "len": 32}}]}"#;
 
+    /// `kernel` compiled and `launch` parsed (the test fails when either does not).
+    fn inputs(kernel: &str, launch: &str) -> Option<(crate::ir::Module, LaunchSetup)> {
+        let (module, setup) = (crate::ptx::compile(kernel), LaunchSetup::from_json(launch));
+        assert!(module.is_ok() && setup.is_ok(), "{:?}", setup.as_ref().err());
+        Some((module.ok()?, setup.ok()?))
+    }
+
+    /// The chosen formats' bits, narrowest first.
+    fn sorted_bits(r: &super::TuningResult) -> vec::Vec<u8> {
+        let mut bits: vec::Vec<u8> = r.formats.values().copied().collect();
+        bits.sort_unstable();
+        bits
+    }
+
     /// Hand-worked: every register is written once per warp (a tie: declaration order %f1, %f2,
     /// %f3). %f1 = tid ∈ 0 … 31 needs 4 fraction bits and exponent 4: 28 … 12 bits keep it, 8
     /// bits (3/4, max 15.5) overflow → Inf → out differs: %f1 stays at 12 after 6 trials. %f2 =
@@ -253,10 +267,7 @@ mod tests {
     /// fraction bits and exponent 4: 12 bits, not 8 → 6 trials. Runs 1 + 18 = 19.
     #[test]
     fn greedy_search_finds_the_narrowest_exact_formats() {
-        let module = crate::ptx::compile(KERNEL);
-        let setup = LaunchSetup::from_json(LAUNCH);
-        assert!(module.is_ok() && setup.is_ok());
-        let (Ok(module), Ok(setup)) = (module, setup) else { return };
+        let Some((module, setup)) = inputs(KERNEL, LAUNCH) else { return };
         for metric in [QualityMetric::Exact, QualityMetric::MaxRelative(0.0)] {
             let r = tune(&module, &setup, metric, 64);
             assert!(r.is_ok(), "{r:?}");
@@ -289,16 +300,11 @@ mod tests {
             .replace("cvta.to.global.u64 %rd2, %rd1;", "cvta.to.global.u64 %rd5, %rd1;\nld.global.u64 %rd2, [%rd5];");
         let launch = r#"{"kernel": "k", "block": [32], "params": [{"pointers": [{"type": "f32", "len": 32}]}],
             "outputs": [0]}"#;
-        let module = crate::ptx::compile(&kernel);
-        let setup = LaunchSetup::from_json(launch);
-        assert!(module.is_ok() && setup.is_ok(), "{:?}", setup.err());
-        let (Ok(module), Ok(setup)) = (module, setup) else { return };
+        let Some((module, setup)) = inputs(&kernel, launch) else { return };
         let r = tune(&module, &setup, QualityMetric::Exact, 64);
         assert!(r.is_ok(), "{r:?}");
         let Ok(r) = r else { return };
-        let mut bits: vec::Vec<u8> = r.formats.values().copied().collect();
-        bits.sort_unstable();
-        assert_eq!((bits, r.runs), (vec![8, 12, 12], 19));
+        assert_eq!((sorted_bits(&r), r.runs), (vec![8, 12, 12], 19));
     }
 
     /// A narrower format that moves an address out of bounds rejects the trial, it does not end
@@ -318,16 +324,11 @@ mod tests {
             cvt.rn.f32.u32 %f1, %r1;\nadd.f32 %f2, %f1, 0f4B000000;\nsub.f32 %f3, %f2, 0f4B000000;\n\
             cvt.rzi.u32.f32 %r2, %f3;\nmul.wide.u32 %rd3, %r2, 4;\nadd.s64 %rd4, %rd2, %rd3;\n\
             st.global.f32 [%rd4], %f1;\nret;\n}\n";
-        let module = crate::ptx::compile(kernel);
-        let setup = LaunchSetup::from_json(LAUNCH);
-        assert!(module.is_ok() && setup.is_ok());
-        let (Ok(module), Ok(setup)) = (module, setup) else { return };
+        let Some((module, setup)) = inputs(kernel, LAUNCH) else { return };
         let r = tune(&module, &setup, QualityMetric::Exact, 64);
         assert!(r.is_ok(), "{r:?}");
         let Ok(r) = r else { return };
-        let mut bits: vec::Vec<u8> = r.formats.values().copied().collect();
-        bits.sort_unstable();
-        assert_eq!((bits, r.runs, r.faulted, r.deviation), (vec![12, 12], 14, 2, 0.0));
+        assert_eq!((sorted_bits(&r), r.runs, r.faulted, r.deviation), (vec![12, 12], 14, 2, 0.0));
         // Stopped after %f1's trials, the one fault is already there.
         assert_eq!(tune(&module, &setup, QualityMetric::Exact, 7).map(|r| (r.runs, r.faulted)), Ok((7, 1)));
     }

@@ -186,7 +186,7 @@ pub fn execute(req: &RunRequest, mut progress: impl FnMut(RunProgress)) -> Resul
     };
     let program = Program::decode_for(&module, gpu, &options).map_err(|m| from_timing(TimingError::Internal(m)))?;
     let values = req.record_values || Simulation::wants_values(&req.schemes, &options);
-    let source_options = SourceOptions { values, budget: None };
+    let source_options = SourceOptions::for_gpu(gpu, values);
     let mut source = ExecSource::with_options(&module, launch, &program, source_options)
         .map_err(|e| from_timing(TimingError::Source(e.into())))?;
     if let Some(waves) = options.quick_waves {

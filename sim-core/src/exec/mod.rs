@@ -64,6 +64,8 @@ pub mod texture;
 pub mod value;
 pub mod value_summary;
 pub mod warp;
+pub mod wavefront;
+pub mod wavefront_check;
 
 pub use budget::HotLoop;
 pub use error::{ExecError, Fault, Site};

@@ -12,23 +12,31 @@
 //! ```
 
 use alloc::vec::Vec;
+use core::ops::{BitAnd, Not};
+
+/// A set of lanes: `u32` for a 32-thread warp, `u64` for a 64-wide wavefront replayed from its
+/// two halves ([`super::wavefront`]).
+pub trait LaneSet: Copy + PartialEq + Default + BitAnd<Output = Self> + Not<Output = Self> {}
+
+impl LaneSet for u32 {}
+impl LaneSet for u64 {}
 
 /// One reconvergence-stack entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Entry {
+pub struct Entry<M = u32> {
     /// Next instruction.
     pub pc: u32,
     /// The entry is popped when `pc` reaches this (`u32::MAX`: never; only at function end).
     pub rpc: u32,
     /// Lanes that run this entry.
-    pub mask: u32,
+    pub mask: M,
 }
 
 /// Splits the top entry: lanes of `groups` (disjoint masks with their next PCs, all within the
 /// top's lanes) run one after another and meet again at `reconv`. With one non-empty group the
 /// top entry simply moves on.
-pub fn diverge(stack: &mut Vec<Entry>, groups: &[(u32, u32)], reconv: u32) {
-    let live: Vec<(u32, u32)> = groups.iter().copied().filter(|&(_, m)| m != 0).collect();
+pub fn diverge<M: LaneSet>(stack: &mut Vec<Entry<M>>, groups: &[(u32, M)], reconv: u32) {
+    let live: Vec<(u32, M)> = groups.iter().copied().filter(|&(_, m)| m != M::default()).collect();
     let Some(top) = stack.last_mut() else { return };
     match live.as_slice() {
         [] => return,
@@ -51,7 +59,7 @@ pub fn diverge(stack: &mut Vec<Entry>, groups: &[(u32, u32)], reconv: u32) {
 }
 
 /// A two-way branch: `taken` lanes go to `target`, the rest of `active` to `fallthrough`.
-pub fn branch(stack: &mut Vec<Entry>, active: u32, taken: u32, target: u32, fallthrough: u32, reconv: u32) {
+pub fn branch<M: LaneSet>(stack: &mut Vec<Entry<M>>, active: M, taken: M, target: u32, fallthrough: u32, reconv: u32) {
     diverge(stack, &[(target, taken & active), (fallthrough, active & !taken)], reconv);
 }
 
@@ -61,7 +69,7 @@ mod tests {
 
     #[test]
     fn diverge_and_reconverge() {
-        let mut s = alloc::vec![Entry { pc: 0, rpc: u32::MAX, mask: 0xF }];
+        let mut s = alloc::vec![Entry { pc: 0, rpc: u32::MAX, mask: 0xFu32 }];
         branch(&mut s, 0xF, 0x3, 10, 1, 20);
         assert_eq!(
             s,

@@ -35,8 +35,10 @@
 //! `max(initiation interval, warp size / SIMD width)` cycles; a write takes its bank for the cycle
 //! (GPGPU-Sim); branches resolve after their unit's latency before the warp fetches again; a
 //! barrier releases when every unfinished warp of the CTA waits at one; memory is timed when the
-//! LD/ST unit sends a transaction (L2 and DRAM are shared FIFO servers); presets with 64-wide
-//! wavefronts (GCN3) are refused, as the executor records 32-thread warps.
+//! LD/ST unit sends a transaction (L2 and DRAM are shared FIFO servers); on a preset with 64-wide
+//! wavefronts (GCN3) each wavefront is replayed from a pair of the executor's 32-thread warps
+//! ([`crate::exec::wavefront`]; the source must be built for the GPU's width,
+//! [`exec_source::SourceOptions::for_gpu`]).
 //!
 //! Everything is deterministic: integer cycle arithmetic, ordered containers, no host time; the
 //! shortcuts that make it fast (sleeping warps and SMs, skipped idle cycles, compact addresses)
@@ -191,9 +193,9 @@ type Plan = (regfile::ResolvedScheme, Option<program_map::ProgramTransform>, Opt
 
 /// `gpu` as simulated under `options` (SM count applied), if the timing model can size it.
 fn simulated_gpu(gpu: &GpuConfig, options: &TimingOptions) -> Result<GpuConfig, TimingError> {
-    if gpu.warp_size() != 32 {
+    if gpu.warp_size() != 32 && gpu.warp_size() != 64 {
         return Err(TimingError::UnsupportedGpu(alloc::format!(
-            "{}: the executor records 32-thread warps; a {}-wide preset cannot replay them",
+            "{}: warps of {} threads; the timing model replays 32-thread warps and 64-wide wavefronts",
             gpu.name,
             gpu.warp_size()
         )));
@@ -315,7 +317,7 @@ impl Simulation {
         let program = Program::decode_assigned(module, &gpu, !options.virtual_register_banks, None)
             .map_err(TimingError::Internal)?;
         let values = options.values || runs.iter().any(|(r, _, _)| r.entry.needs_values);
-        let source_options = SourceOptions { values, budget: None };
+        let source_options = SourceOptions::for_gpu(&gpu, values);
         let mut source = ExecSource::with_options(module, setup, &program, source_options)
             .map_err(|e| TimingError::Source(e.into()))?;
         if let Some(waves) = options.quick_waves {
@@ -424,6 +426,15 @@ impl Simulation {
         runs: Vec<(regfile::ResolvedScheme, Option<SchemeProgram>)>,
         options: TimingOptions,
     ) -> Result<Simulation, TimingError> {
+        if source.lanes() != gpu.warp_size() {
+            return Err(TimingError::UnsupportedGpu(alloc::format!(
+                "{}: warps of {} threads, but the source records {}-lane warps (build it with \
+                 SourceOptions::for_gpu)",
+                gpu.name,
+                gpu.warp_size(),
+                source.lanes()
+            )));
+        }
         let mut chip_runs = Vec::with_capacity(runs.len());
         for (r, own) in runs {
             chip_runs.push(ChipRun::with_program(r, &gpu, &options, own).map_err(TimingError::SchemeConfig)?);

@@ -214,21 +214,21 @@ fn replay_hands_the_dropped_access_to_the_absorber_and_counts_the_scheme_instruc
     // Recorded: ld (access record 0) · add · ret, twice (a loop would look the same).
     let mut ws = WarpStream::new();
     for _ in 0..2 {
-        assert_eq!(ws.push_access(0, !0, MemSpace::Shared, 4, &[0; 32]), Ok(()));
-        ws.push(1, !0);
+        assert_eq!(ws.push_access(0, 0xffff_ffff, MemSpace::Shared, 4, &[0; 32]), Ok(()));
+        ws.push(1, 0xffff_ffff);
         ws.push(2, 0xff);
     }
     assert_eq!(SidMap::issued(&sp.map, &ws), 4, "6 recorded, 2 dropped");
     let (mut t, mut c) = (Translate::default(), Cursor::default());
-    let got: Vec<(u32, u32, u32, Option<MemSpace>)> =
+    let got: Vec<(u32, u64, u32, Option<MemSpace>)> =
         (0..5).map(|pc| t.decode(&sp.map, &ws, pc, &mut c)).map(|d| (d.sid, d.executed, d.access, d.space)).collect();
     let shared = Some(MemSpace::Shared);
     assert_eq!(
         got,
         alloc::vec![
-            (0, !0, 0, shared),
+            (0, 0xffff_ffff, 0, shared),
             (1, 0xff, NO_ACCESS, None),
-            (0, !0, 1, shared),
+            (0, 0xffff_ffff, 1, shared),
             (1, 0xff, NO_ACCESS, None),
             (0, 0, NO_ACCESS, None)
         ]

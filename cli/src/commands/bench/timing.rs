@@ -110,7 +110,7 @@ pub fn measure(example: Example<'_>, scheme: &str, gpu: &GpuConfig, quick: bool)
     let options = TimingOptions::default();
     let program = Program::decode_for(&module, gpu, &options).map_err(|e| format!("{name}: {e}"))?;
     let values = Simulation::wants_values(&[scheme], &options);
-    let inner = ExecSource::with_options(&module, &setup, &program, SourceOptions { values, budget: None })
+    let inner = ExecSource::with_options(&module, &setup, &program, SourceOptions::for_gpu(gpu, values))
         .map_err(|e| format!("{name}: {e}"))?;
     let (source, spent) = TimedSource::new(inner, wall_ms);
     let source = Box::new(source);

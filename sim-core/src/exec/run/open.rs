@@ -86,6 +86,12 @@ impl Run {
         Ok(Some(OpenCta { exec, launch, kernel, functions, step, done: false }))
     }
 
+    /// The decoded program `cta` runs (for the replay of 64-wide wavefronts,
+    /// [`crate::exec::wavefront`]).
+    pub fn program_of(&self, cta: &OpenCta) -> Option<&crate::exec::program::Program> {
+        self.plan.steps.get(cta.step).and_then(|s| self.programs.get(&s.kernel))
+    }
+
     /// Whether the next CTA to open belongs to a later launch (or there is none): every open
     /// CTA must finish first.
     pub fn next_opens_launch(&self) -> bool {

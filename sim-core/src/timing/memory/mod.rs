@@ -33,7 +33,7 @@ use serde::{Deserialize, Serialize};
 
 use super::program::MemOp;
 use crate::gpu::GpuConfig;
-use crate::timing::stream::trace::{LaneAddrs, MemSpace};
+use crate::timing::stream::trace::{LaneAddrs, MemSpace, MAX_LANES};
 use l1::L1;
 use l2::L2;
 use pattern_cache::{PatternCache, PatternCost, PatternKey, MAX_SEGMENTS};
@@ -161,7 +161,7 @@ impl SmMemory {
             }
             MemSpace::Const | MemSpace::Param => {
                 stats.const_accesses += 1;
-                let mut buf = [0u64; 32];
+                let mut buf = [0u64; MAX_LANES];
                 let addrs = a.addrs.expand(&mut buf);
                 let n = match addrs.split_first() {
                     Some((first, rest)) if rest.iter().any(|x| x != first) => {
@@ -189,7 +189,7 @@ impl SmMemory {
         let base = if local { (1u64 << 63) | (a.warp_uid << 32) } else { 0 };
         let mut segs = core::mem::take(&mut self.segments);
         if local {
-            let mut buf = [0u64; 32];
+            let mut buf = [0u64; MAX_LANES];
             let offsets: Vec<u64> = a.addrs.expand(&mut buf).iter().map(|&x| base | (x & 0xFFFF_FFFF)).collect();
             coalescer::segments(&offsets, a.bytes, self.segment_bytes, &mut segs);
         } else {
@@ -229,7 +229,7 @@ impl SmMemory {
         if let Some(cost) = key.as_ref().and_then(|k| self.patterns.get(k)) {
             return cost.degree;
         }
-        let mut buf = [0u64; 32];
+        let mut buf = [0u64; MAX_LANES];
         let addrs = a.addrs.expand(&mut buf);
         let d = shared_banks::conflict_degree(addrs, a.bytes, s.banks, s.bank_width_bytes, &mut self.words);
         if let Some(k) = key {
@@ -256,7 +256,7 @@ impl SmMemory {
                 return;
             }
         }
-        let mut buf = [0u64; 32];
+        let mut buf = [0u64; MAX_LANES];
         let addrs = a.addrs.expand(&mut buf);
         coalescer::segments(addrs, a.bytes, self.segment_bytes, out);
         let Some((first, k)) = key else { return };

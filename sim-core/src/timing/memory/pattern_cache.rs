@@ -29,7 +29,7 @@ pub struct PatternKey {
     /// Lanes per row.
     pub w: u64,
     /// Lanes accessing.
-    pub executed: u32,
+    pub executed: crate::timing::stream::trace::LaneMask,
     /// Bytes per lane.
     pub bytes: u32,
     /// 0: shared-memory conflict degree; 1: global segments.
@@ -78,7 +78,7 @@ impl Default for PatternCache {
 impl PatternCache {
     fn slot(k: &PatternKey) -> usize {
         let mut h = k.offset ^ k.sx.rotate_left(17) ^ k.sy.rotate_left(31) ^ k.w.rotate_left(47);
-        h ^= u64::from(k.executed).rotate_left(7) ^ u64::from(k.bytes).rotate_left(53) ^ u64::from(k.kind);
+        h ^= k.executed.rotate_left(7) ^ u64::from(k.bytes).rotate_left(53) ^ u64::from(k.kind);
         h = h.wrapping_mul(0x9E37_79B9_7F4A_7C15);
         (h >> 58) as usize % ENTRIES
     }
@@ -103,7 +103,7 @@ mod tests {
     #[test]
     fn remembers_by_the_whole_key() {
         let mut c = PatternCache::default();
-        let k = PatternKey { offset: 4, sx: 4, sy: 64, w: 16, executed: u32::MAX, bytes: 4, kind: 0 };
+        let k = PatternKey { offset: 4, sx: 4, sy: 64, w: 16, executed: u64::from(u32::MAX), bytes: 4, kind: 0 };
         assert_eq!(c.get(&k), None);
         c.put(k, PatternCost { degree: 2, ..PatternCost::default() });
         assert_eq!(c.get(&k).map(|x| x.degree), Some(2));

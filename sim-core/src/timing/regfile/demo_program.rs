@@ -213,10 +213,10 @@ mod tests {
         let Ok(sp) = sp else { return };
         // Recorded: ld %f1 (access 0) · ld %f2 (access 1) · add %f3 · add %f4 · ret.
         let mut ws = WarpStream::new();
-        assert_eq!(ws.push_access(0, !0, MemSpace::Shared, 4, &[0; 32]), Ok(()));
-        assert_eq!(ws.push_access(1, !0, MemSpace::Shared, 4, &[4; 32]), Ok(()));
+        assert_eq!(ws.push_access(0, 0xffff_ffff, MemSpace::Shared, 4, &[0; 32]), Ok(()));
+        assert_eq!(ws.push_access(1, 0xffff_ffff, MemSpace::Shared, 4, &[4; 32]), Ok(()));
         for sid in 2..5 {
-            ws.push(sid, !0);
+            ws.push(sid, 0xffff_ffff);
         }
         // Rewritten: add %f3, %s[buf+4] (sid 0) · add %f4, %s[buf] (sid 1) · ret (sid 2): the first
         // consumer takes %f2's access (1), the second %f1's (0), though %f2's was pending last.

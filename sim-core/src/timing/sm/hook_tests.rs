@@ -205,9 +205,9 @@ fn cta(program: &Program, warps: usize) -> CtaStream {
     let lanes: Vec<u64> = (0..32).map(|l| 4096 + 4 * l).collect();
     for (sid, s) in program.insts.iter().enumerate() {
         if s.unit == UnitKind::LdSt {
-            assert!(w.push_access(sid as u32, u32::MAX, MemSpace::Global, 4, &lanes).is_ok());
+            assert!(w.push_access(sid as u32, u64::from(u32::MAX), MemSpace::Global, 4, &lanes).is_ok());
         } else {
-            w.push(sid as u32, u32::MAX);
+            w.push(sid as u32, u64::from(u32::MAX));
         }
     }
     CtaStream {

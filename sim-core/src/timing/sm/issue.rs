@@ -472,13 +472,19 @@ impl<R: RegisterFileScheme + ?Sized> Sm<R> {
     }
 
     /// Counts an issued warp-instruction and its `lanes` (those whose guard held).
-    fn count_issue(&mut self, lanes: u32) {
+    fn count_issue(&mut self, lanes: crate::timing::stream::trace::LaneMask) {
         self.stats.warp_instructions += 1;
         self.stats.thread_instructions += u64::from(lanes.count_ones());
     }
 
     /// Issues a barrier or exit: no operands, no unit.
-    fn issue_control(&mut self, w: usize, now: u64, control: Control, executed: u32) {
+    fn issue_control(
+        &mut self,
+        w: usize,
+        now: u64,
+        control: Control,
+        executed: crate::timing::stream::trace::LaneMask,
+    ) {
         let Some(warp) = self.warps.get_mut(w) else { return };
         warp.pc += 1;
         warp.ib.issued(now, false);

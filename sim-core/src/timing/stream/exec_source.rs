@@ -24,6 +24,7 @@ use crate::timing::stream::store::Piece;
 use crate::timing::stream::trace::{CtaSource, CtaStream, LaunchShape, MemSpace, WarpStream};
 
 mod pieces;
+mod wavefronts;
 
 /// What the executor records beyond the instruction stream, and its budget.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -32,6 +33,17 @@ pub struct SourceOptions {
     pub values: bool,
     /// Warp-instruction budget instead of the launch setup's (or its default).
     pub budget: Option<u64>,
+    /// Lanes per warp of the machine the streams are for ([`crate::gpu::GpuConfig::warp_size`]):
+    /// 32, or 64 for GCN3 wavefronts, each merged from a pair of the executor's 32-thread warps
+    /// ([`crate::exec::wavefront`]); 0 means 32.
+    pub lanes: u32,
+}
+
+impl SourceOptions {
+    /// The options for a timing run on `gpu`: its warp width, values as asked.
+    pub fn for_gpu(gpu: &crate::gpu::GpuConfig, values: bool) -> Self {
+        SourceOptions { values, budget: None, lanes: gpu.warp_size() }
+    }
 }
 
 /// CTAs from the executor.
@@ -51,6 +63,8 @@ pub struct ExecSource {
     open: BTreeMap<u64, pieces::Open>,
     /// The number of the next CTA to hand out.
     next_number: u64,
+    /// 64: streams of wavefronts merged from pairs of warps ([`wavefronts`]); else 32.
+    lanes: u32,
 }
 
 impl ExecSource {
@@ -68,6 +82,20 @@ impl ExecSource {
         options: SourceOptions,
     ) -> Result<ExecSource, ExecError> {
         let checked = plan(module, setup)?;
+        let lanes = if options.lanes == 64 { 64 } else { 32 };
+        if options.lanes != 0 && options.lanes != 32 && options.lanes != 64 {
+            return Err(ExecError::InvalidLaunch {
+                message: format!(
+                    "a warp of {} lanes: the timing model replays 32-lane warps and 64-lane wavefronts",
+                    options.lanes
+                ),
+            });
+        }
+        if lanes == 64 {
+            if let Some(e) = crate::exec::wavefront_check::refuse_for_width(module, lanes) {
+                return Err(e);
+            }
+        }
         let mut steps = Vec::new();
         for s in &checked.steps {
             let kernel = program.kernel_index(&s.name).ok_or_else(|| ExecError::InvalidLaunch {
@@ -95,6 +123,7 @@ impl ExecSource {
             warp_instructions: 0,
             open: BTreeMap::new(),
             next_number: 0,
+            lanes,
         })
     }
 
@@ -168,37 +197,22 @@ impl ExecSource {
         let mut raw = w.addresses;
         let mut stream = WarpStream::starting_at(start);
         for r in &w.records {
-            let base = bases.get(r.func as usize).copied().flatten();
-            let sid =
-                base.ok_or_else(|| format!("function #{} of CTA {cta:?} was not decoded", r.func))? + r.inst.raw();
+            let sid = sid_of(bases, cta, r)?;
             let (a, n) = (r.addr_start as usize, r.addr_count as usize);
             let lanes = raw.get_mut(a..a + n).unwrap_or(&mut []);
-            let space = match r.space {
-                Some(s) => Some(from_exec(s)),
-                None if n > 0 => Some(self.resolve(lanes)),
-                None => None,
-            };
-            // `ldmatrix.x1`/`.x2` take row addresses from the first 8/16 lanes only: the other
-            // executing lanes repeat them (same sectors, so the traffic is unchanged).
-            let active = r.executed.count_ones() as usize;
-            let padded: Vec<u64>;
-            let lanes = if n > 0 && n < active && active % n == 0 {
-                padded = lanes.iter().copied().cycle().take(active).collect();
-                &padded[..]
-            } else {
-                &lanes[..]
-            };
-            match space {
+            match space_of(&self.layout, r, lanes) {
                 Some(space) => {
-                    if lanes.len() != active {
+                    let padded = padded(r, lanes);
+                    let lanes = padded.as_deref().unwrap_or(lanes);
+                    if lanes.len() != r.executed.count_ones() as usize {
                         return Err(format!(
                             "CTA {cta:?}: {n} addresses for {} executing lanes",
                             r.executed.count_ones()
                         ));
                     }
-                    stream.push_access(sid, r.executed, space, r.bytes, lanes).map_err(String::from)?;
+                    stream.push_access(sid, u64::from(r.executed), space, r.bytes, lanes).map_err(String::from)?;
                 }
-                None => stream.push(sid, r.executed),
+                None => stream.push(sid, u64::from(r.executed)),
             }
             if r.value_units > 0 {
                 let v = r.value_start as usize;
@@ -210,15 +224,62 @@ impl ExecSource {
         Ok(stream)
     }
 
-    /// The space of generic addresses `addrs` (by the first), rewritten to offsets in it.
-    fn resolve(&self, addrs: &mut [u64]) -> MemSpace {
-        let Some(&first) = addrs.first() else { return MemSpace::Global };
-        let (space, _) = self.layout.classify(first);
-        for a in addrs.iter_mut() {
-            *a = self.layout.from_generic(space, *a);
-        }
-        from_exec(space)
+    /// One half-warp record of a 64-wide wavefront, converted ([`wavefronts`]).
+    fn convert_half(
+        layout: &AddressLayout,
+        bases: &[Option<u32>],
+        cta: [u32; 3],
+        r: &crate::exec::stream::TraceRecord,
+        addrs: &[u64],
+    ) -> Result<wavefronts::Converted, String> {
+        let sid = sid_of(bases, cta, r)?;
+        let mut lanes = addrs.to_vec();
+        let access = match space_of(layout, r, &mut lanes) {
+            Some(space) => {
+                let lanes = padded(r, &lanes).unwrap_or(lanes);
+                if lanes.len() != r.executed.count_ones() as usize {
+                    return Err(format!(
+                        "CTA {cta:?}: {} addresses for {} executing lanes",
+                        lanes.len(),
+                        r.executed.count_ones()
+                    ));
+                }
+                Some((space, r.bytes, lanes))
+            }
+            None => None,
+        };
+        Ok(wavefronts::Converted { sid, access })
     }
+}
+
+/// The static id of record `r` (function base plus instruction).
+fn sid_of(bases: &[Option<u32>], cta: [u32; 3], r: &crate::exec::stream::TraceRecord) -> Result<u32, String> {
+    let base = bases.get(r.func as usize).copied().flatten();
+    Ok(base.ok_or_else(|| format!("function #{} of CTA {cta:?} was not decoded", r.func))? + r.inst.raw())
+}
+
+/// The space record `r` accessed (`None`: not a memory record); generic addresses (`lanes`) are
+/// resolved by the first and rewritten to offsets in their space.
+fn space_of(layout: &AddressLayout, r: &crate::exec::stream::TraceRecord, lanes: &mut [u64]) -> Option<MemSpace> {
+    match r.space {
+        Some(s) => Some(from_exec(s)),
+        None if !lanes.is_empty() => {
+            let &first = lanes.first()?;
+            let (space, _) = layout.classify(first);
+            for a in lanes.iter_mut() {
+                *a = layout.from_generic(space, *a);
+            }
+            Some(from_exec(space))
+        }
+        None => None,
+    }
+}
+
+/// `ldmatrix.x1`/`.x2` take row addresses from the first 8/16 lanes only: the other executing
+/// lanes repeat them (same sectors, so the traffic is unchanged). `None`: the list as it is.
+fn padded(r: &crate::exec::stream::TraceRecord, lanes: &[u64]) -> Option<Vec<u64>> {
+    let (n, active) = (lanes.len(), r.executed.count_ones() as usize);
+    (n > 0 && n < active && active % n == 0).then(|| lanes.iter().copied().cycle().take(active).collect())
 }
 
 fn from_exec(s: Space) -> MemSpace {
@@ -258,6 +319,10 @@ impl CtaSource for ExecSource {
         self.sampling
     }
 
+    fn lanes(&self) -> u32 {
+        self.lanes
+    }
+
     fn notices(&self) -> Vec<crate::exec::Notice> {
         self.run.notices().to_vec()
     }
@@ -285,7 +350,7 @@ mod tests {
         let Some(gpu) = crate::gpu::presets::by_name("turing-rtx2060") else { unreachable!() };
         let program = Program::decode(&module, &gpu);
         let setup = LaunchSetup::from_json(r#"{"kernel": "k", "grid": [1], "block": [40], "params": []}"#);
-        let options = SourceOptions { values, budget: None };
+        let options = SourceOptions { values, budget: None, lanes: 32 };
         let source =
             setup.map_err(ExecError::from).and_then(|s| ExecSource::with_options(&module, &s, &program, options));
         let cta = source.and_then(|mut s| s.run.next_cta().map(|t| t.map(|t| s.convert(t))));

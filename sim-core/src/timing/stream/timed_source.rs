@@ -72,6 +72,10 @@ impl<S: CtaSource> CtaSource for TimedSource<S> {
         self.inner.total_ctas()
     }
 
+    fn lanes(&self) -> u32 {
+        self.inner.lanes()
+    }
+
     fn sampling(&self) -> Option<(u64, u64)> {
         self.inner.sampling()
     }

@@ -61,6 +61,12 @@ impl MemSpace {
     }
 }
 
+/// The lanes of a warp (bit `l` for lane `l`): 32 on NVIDIA GPUs, 64 on a GCN3 wavefront.
+pub type LaneMask = u64;
+
+/// The most lanes a warp has (a GCN3 wavefront's 64).
+pub const MAX_LANES: usize = 64;
+
 /// One executed warp-instruction as replay sees it, decoded from its [`WarpStream`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DynInst {
@@ -69,7 +75,7 @@ pub struct DynInst {
     /// Lanes active in the SIMT stack whose guard predicate held (0: the instruction had no
     /// effect); thread-instructions count these, and a memory instruction has one address per
     /// such lane.
-    pub executed: u32,
+    pub executed: LaneMask,
     /// Its memory access in the stream ([`WarpStream::access`]); [`NO_ACCESS`] for none.
     pub access: u32,
     /// The space that access resolved to (`None` without one): what the chip needs to know
@@ -89,7 +95,7 @@ pub enum LaneAddrs<'a> {
     /// One address per executed lane, in lane order.
     List(&'a [u64]),
     /// Lane `l` of `executed` accesses `base + sx × (l mod w) + sy × (l div w)` (`w` a power of
-    /// two, at most 32).
+    /// two, at most 64).
     Affine {
         /// Address of lane 0.
         base: u64,
@@ -100,14 +106,14 @@ pub enum LaneAddrs<'a> {
         /// Lanes per row.
         w: u64,
         /// The lanes that access memory.
-        executed: u32,
+        executed: LaneMask,
     },
 }
 
 impl LaneAddrs<'_> {
     /// The addresses, one per executed lane in lane order: the list itself, or the affine form
     /// expanded into `buf`.
-    pub fn expand<'b>(&self, buf: &'b mut [u64; 32]) -> &'b [u64]
+    pub fn expand<'b>(&self, buf: &'b mut [u64; MAX_LANES]) -> &'b [u64]
     where
         Self: 'b,
     {
@@ -116,16 +122,18 @@ impl LaneAddrs<'_> {
             LaneAddrs::Affine { base, sx, sy, w, executed } => (base, sx, sy, w, executed),
         };
         let (shift, mask) = if w.is_power_of_two() { (w.trailing_zeros(), w - 1) } else { (5, 31) };
-        if executed == u32::MAX && w.is_power_of_two() && w <= 32 {
+        let full = if executed >> 32 == 0 { u64::from(u32::MAX) } else { u64::MAX };
+        if executed == full && w.is_power_of_two() && w <= 64 {
             // Row by row, one addition per lane.
-            for (row, lanes) in (0u64..).zip(buf.chunks_mut(w as usize)) {
+            let lanes_of = if full == u64::MAX { MAX_LANES } else { 32 };
+            for (row, lanes) in (0u64..).zip(buf.get_mut(..lanes_of).unwrap_or(&mut []).chunks_mut(w as usize)) {
                 let mut x = base.wrapping_add(sy.wrapping_mul(row));
                 for slot in lanes {
                     *slot = x;
                     x = x.wrapping_add(sx);
                 }
             }
-            return buf;
+            return buf.get(..lanes_of).unwrap_or(&[]);
         }
         let at =
             |lane: u64| base.wrapping_add(sx.wrapping_mul(lane & mask)).wrapping_add(sy.wrapping_mul(lane >> shift));
@@ -216,6 +224,11 @@ pub trait CtaSource {
     /// sequence.
     fn sampling(&self) -> Option<(u64, u64)> {
         None
+    }
+
+    /// Lanes per warp of the streams: 32, or 64 for GCN3 wavefronts.
+    fn lanes(&self) -> u32 {
+        32
     }
 
     /// CTAs this source will produce in all, when known (progress reporting only).

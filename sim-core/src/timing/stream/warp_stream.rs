@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 
 mod window;
 
-use crate::timing::stream::trace::{DynInst, LaneAddrs, MemSpace};
+use crate::timing::stream::trace::{DynInst, LaneAddrs, LaneMask, MemSpace, MAX_LANES};
 use crate::timing::stream::values::{StreamValues, ValueSummary};
 
 /// Consecutive static ids `sid, sid + 1, …` (`len` of them) executed by `executed`.
@@ -31,7 +31,7 @@ pub struct Run {
     /// Static id of the first instruction.
     pub sid: u32,
     /// Lanes active in the SIMT stack whose guard held, for every instruction of the run.
-    pub executed: u32,
+    pub executed: LaneMask,
     /// Instructions in the run.
     pub len: u32,
 }
@@ -43,7 +43,7 @@ pub enum AddrForm {
     /// [`WarpStream::addresses`].
     #[default]
     List,
-    /// Lane `l` accesses `base + sx × (l mod w) + sy × (l div w)` (`w` a power of two ≤ 32) — how
+    /// Lane `l` accesses `base + sx × (l mod w) + sy × (l div w)` (`w` a power of two ≤ 64) — how
     /// a warp of a 1-D or 2-D thread block walks an array.
     Affine {
         /// Stride between lanes of a row.
@@ -114,7 +114,7 @@ pub struct Cursor {
     /// and of the position of access record `access` (`u32::MAX`: none left), so that the next
     /// positions of a run decode from the cursor alone, without touching the stream.
     sid: u32,
-    executed: u32,
+    executed: LaneMask,
     run_end: u32,
     access_at: u32,
     access_space: Option<MemSpace>,
@@ -178,11 +178,12 @@ impl WarpStream {
         WarpStream::default()
     }
 
-    /// A stream of instructions without memory accesses: `(sid, executed)` in execution order.
+    /// A stream of instructions without memory accesses: `(sid, executed)` in execution order
+    /// (32-lane masks).
     pub fn from_plain(insts: impl IntoIterator<Item = (u32, u32)>) -> Self {
         let mut w = WarpStream::new();
         for (sid, executed) in insts {
-            w.push(sid, executed);
+            w.push(sid, LaneMask::from(executed));
         }
         w
     }
@@ -250,7 +251,7 @@ impl WarpStream {
     }
 
     /// Appends an instruction without a memory access.
-    pub fn push(&mut self, sid: u32, executed: u32) {
+    pub fn push(&mut self, sid: u32, executed: LaneMask) {
         match self.runs.last_mut() {
             Some(r) if r.executed == executed && r.sid.checked_add(r.len) == Some(sid) => r.len += 1,
             _ => self.runs.push(Run { sid, executed, len: 1 }),
@@ -264,7 +265,7 @@ impl WarpStream {
     pub fn push_access(
         &mut self,
         sid: u32,
-        executed: u32,
+        executed: LaneMask,
         space: MemSpace,
         bytes: u16,
         lanes: &[u64],
@@ -388,8 +389,8 @@ impl WarpStream {
 
 /// `(base, sx, sy, w)` if the addresses of an instruction (one per lane of `executed`, lane
 /// order) fit an affine form — over the whole warp, or in rows of 16 or 8 lanes as 2-D thread
-/// blocks of those widths lay them out.
-fn compact(lanes: &[u64], executed: u32) -> Option<(u64, u64, u64, u64)> {
+/// blocks of those widths lay them out (a 64-lane wavefront over a 1-D array is two rows of 32).
+fn compact(lanes: &[u64], executed: LaneMask) -> Option<(u64, u64, u64, u64)> {
     if executed.count_ones() as usize != lanes.len() || lanes.is_empty() {
         return None;
     }
@@ -398,10 +399,10 @@ fn compact(lanes: &[u64], executed: u32) -> Option<(u64, u64, u64, u64)> {
 
 /// `[base, sx, sy]` with `address(l) = base + sx·(l mod w) + sy·(l div w)` for every executed
 /// lane, if there is one (strides taken from the first lanes that determine them).
-fn fit(lanes: &[u64], executed: u32, w: u64) -> Option<[u64; 3]> {
+fn fit(lanes: &[u64], executed: LaneMask, w: u64) -> Option<[u64; 3]> {
     let (shift, mask) = (w.trailing_zeros(), w - 1);
     let (col, row) = (move |l: u64| l & mask, move |l: u64| l >> shift);
-    let ids = || (0..32u64).filter(move |l| executed >> l & 1 == 1);
+    let ids = || (0..MAX_LANES as u64).filter(move |l| executed >> l & 1 == 1);
     let pairs = || ids().zip(lanes.iter().copied());
     let (l0, a0) = pairs().next()?;
     let (x0, y0) = (col(l0), row(l0));
@@ -421,30 +422,33 @@ mod tests {
     use super::*;
     use alloc::vec;
 
+    /// All 32 lanes of a warp.
+    const WARP: LaneMask = 0xffff_ffff;
+
     #[test]
     fn straight_line_code_is_one_run_and_loops_start_new_ones() {
         let w = WarpStream::from_plain([(4, !0), (5, !0), (6, !0), (4, !0), (5, 0xffff), (6, 0xffff)]);
         assert_eq!(w.len(), 6);
-        let runs: Vec<(u32, u32, u32)> = w.runs().iter().map(|r| (r.sid, r.len, r.executed)).collect();
-        assert_eq!(runs, vec![(4, 3, !0), (4, 1, !0), (5, 2, 0xffff)]);
-        let sids: Vec<(u32, u32)> = w.iter().map(|d| (d.sid, d.executed)).collect();
-        assert_eq!(sids, vec![(4, !0), (5, !0), (6, !0), (4, !0), (5, 0xffff), (6, 0xffff)]);
+        let runs: Vec<(u32, u32, u64)> = w.runs().iter().map(|r| (r.sid, r.len, r.executed)).collect();
+        assert_eq!(runs, vec![(4, 3, WARP), (4, 1, WARP), (5, 2, 0xffff)]);
+        let sids: Vec<(u32, u64)> = w.iter().map(|d| (d.sid, d.executed)).collect();
+        assert_eq!(sids, vec![(4, WARP), (5, WARP), (6, WARP), (4, WARP), (5, 0xffff), (6, 0xffff)]);
     }
 
     #[test]
     fn accesses_round_trip_in_affine_and_list_form() {
         let mut w = WarpStream::new();
-        w.push(0, !0);
+        w.push(0, WARP);
         let affine: Vec<u64> = (0..32).map(|l| 0x100 + 4 * (l % 16) + 256 * (l / 16)).collect();
-        assert_eq!(w.push_access(1, !0, MemSpace::Global, 4, &affine), Ok(()));
+        assert_eq!(w.push_access(1, WARP, MemSpace::Global, 4, &affine), Ok(()));
         let scattered = [7u64, 3, 90];
         assert_eq!(w.push_access(2, 0b1011, MemSpace::Shared, 8, &scattered), Ok(()));
-        assert_eq!(w.push_access(1, !0, MemSpace::Global, 4, &affine), Ok(()));
+        assert_eq!(w.push_access(1, WARP, MemSpace::Global, 4, &affine), Ok(()));
         assert_eq!(w.validate(3), Ok(()));
         assert_eq!(w.shapes.len(), 2, "the repeated shape is shared");
         let insts: Vec<DynInst> = w.iter().collect();
         assert_eq!(insts[0].access, NO_ACCESS);
-        let mut buf = [0u64; 32];
+        let mut buf = [0u64; MAX_LANES];
         let a = w.access(&insts[1]).map(|a| (a.space, a.bytes, a.addrs.expand(&mut buf).to_vec()));
         assert_eq!(a, Some((MemSpace::Global, 4, affine.clone())));
         assert!(matches!(w.access(&insts[1]).map(|a| a.addrs), Some(LaneAddrs::Affine { w: 16, sx: 4, sy: 256, .. })));
@@ -457,7 +461,7 @@ mod tests {
     fn decoding_may_repeat_a_position_and_skip_ahead() {
         let mut w = WarpStream::from_plain([(0, !0), (1, !0)]);
         assert_eq!(w.push_access(2, 1, MemSpace::Local, 4, &[64]), Ok(()));
-        w.push(3, !0);
+        w.push(3, WARP);
         let mut c = Cursor::default();
         assert_eq!(w.decode(0, &mut c).sid, 0);
         assert_eq!(w.decode(0, &mut c).sid, 0);
@@ -486,8 +490,8 @@ mod tests {
     #[test]
     fn the_cursor_alone_decodes_within_a_run_up_to_the_next_access() {
         let mut w = WarpStream::from_plain([(0, !0), (1, !0), (2, !0)]);
-        assert_eq!(w.push_access(3, !0, MemSpace::Shared, 4, &[0; 32]), Ok(()));
-        w.push(4, !0);
+        assert_eq!(w.push_access(3, WARP, MemSpace::Shared, 4, &[0; 32]), Ok(()));
+        w.push(4, WARP);
         w.push(0, 0xff);
         w.push(1, 0xff);
         let mut c = Cursor::default();

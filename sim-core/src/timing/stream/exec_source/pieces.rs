@@ -14,11 +14,14 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use super::wavefronts::Waves;
 use super::ExecSource;
 use crate::exec::run::OpenCta;
+use crate::exec::stream::TraceRecord;
 use crate::exec::ExecError;
 use crate::timing::stream::store::{More, Piece};
 use crate::timing::stream::trace::CtaStream;
+use crate::timing::stream::trace::WarpStream;
 
 /// Warp-instructions a CTA runs when it starts, and at least each time it is asked for more.
 pub const EAGER: u64 = 1 << 16;
@@ -51,6 +54,8 @@ pub struct Open {
     pos: Vec<u32>,
     /// Pieces recorded while the CTA was run to its end for a later launch, not yet asked for.
     pending: Vec<Piece>,
+    /// On a 64-wide machine: the wavefronts being merged (the "warps" of the pieces).
+    waves: Option<Waves>,
 }
 
 impl ExecSource {
@@ -71,16 +76,22 @@ impl ExecSource {
         let done = self.run.advance_cta(&mut cta, EAGER)?;
         let ctaid = cta.ctaid();
         let mut warps = Vec::new();
-        for w in cta.take() {
-            warps.push(self.convert_warp(&bases, ctaid, w, 0)?);
+        let mut waves = (self.lanes == 64).then(|| Waves::new(shape.threads));
+        match waves.as_mut() {
+            Some(waves) => warps = self.absorb(waves, &mut cta, &bases)?,
+            None => {
+                for w in cta.take() {
+                    warps.push(self.convert_warp(&bases, ctaid, w, 0)?);
+                }
+            }
         }
         let launch = cta.launch;
         let more = if done {
             None
         } else {
-            let finished = (0..warps.len()).map(|i| cta.warp_done(i)).collect();
+            let finished = (0..warps.len()).map(|i| finished(&cta, waves.as_ref(), i)).collect();
             let pos = warps.iter().map(|w| w.len()).collect();
-            self.open.insert(number, Open { cta, bases, pos, pending: Vec::new() });
+            self.open.insert(number, Open { cta, bases, pos, pending: Vec::new(), waves });
             Some(More { store: None, cta: number, done: finished })
         };
         Ok(Some(CtaStream { launch, shape, warps, more }))
@@ -113,17 +124,44 @@ impl ExecSource {
     /// to `out`; per warp, whether it recorded anything.
     fn take_pieces(&mut self, open: &mut Open, out: &mut Vec<Piece>) -> Result<Vec<bool>, Failure> {
         let ctaid = open.cta.ctaid();
+        let streams = match open.waves.as_mut() {
+            Some(waves) => self.absorb(waves, &mut open.cta, &open.bases)?,
+            None => {
+                let mut streams = Vec::new();
+                for (i, w) in open.cta.take().into_iter().enumerate() {
+                    let start = open.pos.get(i).copied().unwrap_or(0);
+                    streams.push(self.convert_warp(&open.bases, ctaid, w, start)?);
+                }
+                streams
+            }
+        };
         let mut got = Vec::new();
-        for (i, w) in open.cta.take().into_iter().enumerate() {
+        for (i, stream) in streams.into_iter().enumerate() {
             let start = open.pos.get(i).copied().unwrap_or(0);
-            let stream = self.convert_warp(&open.bases, ctaid, w, start)?;
             if let Some(p) = open.pos.get_mut(i) {
                 *p = stream.len();
             }
             got.push(stream.len() > start);
-            out.push(Piece { warp: i, stream, last: open.cta.warp_done(i) });
+            out.push(Piece { warp: i, stream, last: finished(&open.cta, open.waves.as_ref(), i) });
         }
         Ok(got)
+    }
+
+    /// The wavefronts' newly merged instructions from what `cta` recorded since the last call.
+    fn absorb(
+        &mut self,
+        waves: &mut Waves,
+        cta: &mut OpenCta,
+        bases: &[Option<u32>],
+    ) -> Result<Vec<WarpStream>, Failure> {
+        let traces = cta.take();
+        let cta = &*cta;
+        let prog = self.run.program_of(cta).ok_or_else(|| String::from("the CTA's decoded program is missing"))?;
+        let (layout, ctaid) = (self.layout, cta.ctaid());
+        let mut convert = |r: &TraceRecord, a: &[u64]| ExecSource::convert_half(&layout, bases, ctaid, r, a);
+        let streams = waves.absorb(traces, |i| cta.warp_done(i), prog, &mut convert)?;
+        self.warp_instructions += streams.iter().map(|s| u64::from(s.len() - s.start())).sum::<u64>();
+        Ok(streams)
     }
 
     /// Runs every open CTA to its end (the next CTA belongs to a later launch); their pieces
@@ -141,6 +179,15 @@ impl ExecSource {
             self.open.insert(n, open);
         }
         Ok(())
+    }
+}
+
+/// Whether unit `i` of the CTA's streams (a warp, or a wavefront on a 64-wide machine) is
+/// complete.
+fn finished(cta: &OpenCta, waves: Option<&Waves>, i: usize) -> bool {
+    match waves {
+        Some(w) => w.finished(i),
+        None => cta.warp_done(i),
     }
 }
 
@@ -179,7 +226,7 @@ mod tests {
         // 2 warps × 16000 iterations × 6 ≈ 192000 warp-instructions in one CTA: far more than
         // the EAGER 65536 a CTA runs before it is handed out.
         let n = 16_000;
-        let options = SourceOptions { values: true, budget: None };
+        let options = SourceOptions { values: true, budget: None, lanes: 32 };
         let pieces = ExecSource::with_options(&module, &setup(n), &program, options);
         let Ok(pieces) = pieces else { unreachable!() };
         // The same CTA recorded whole, as before pieces.

@@ -92,15 +92,15 @@ mod tests {
                 let addrs = [u64::from(pc) * 7, 3, 90];
                 assert_eq!(w.push_access(1, 0b1011, MemSpace::Shared, 4, &addrs), Ok(()));
             } else {
-                w.push(pc % 3, !0);
+                w.push(pc % 3, 0xffff_ffff);
             }
         }
         w
     }
 
-    fn decoded(w: &WarpStream, from: u32) -> Vec<(u32, u32, Vec<u64>)> {
+    fn decoded(w: &WarpStream, from: u32) -> Vec<(u32, u64, Vec<u64>)> {
         let mut c = w.start_cursor();
-        let mut buf = [0u64; 32];
+        let mut buf = [0u64; crate::timing::stream::trace::MAX_LANES];
         (from..w.len())
             .map(|pc| {
                 let d = w.decode(pc, &mut c);

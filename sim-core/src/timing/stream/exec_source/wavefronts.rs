@@ -37,6 +37,9 @@ pub struct Converted {
     pub access: Option<(MemSpace, u16, Vec<u64>)>,
 }
 
+/// The conversion of one half's record with its addresses (see [`Waves::absorb`]).
+pub type ConvertHalf<'a> = dyn FnMut(&TraceRecord, &[u64]) -> Result<Converted, String> + 'a;
+
 /// A half's records not merged yet.
 #[derive(Default)]
 struct Pending {
@@ -164,7 +167,7 @@ impl Waves {
         traces: Vec<WarpTrace>,
         warp_done: impl Fn(usize) -> bool,
         prog: &ExecProgram,
-        convert: &mut dyn FnMut(&TraceRecord, &[u64]) -> Result<Converted, String>,
+        convert: &mut ConvertHalf<'_>,
     ) -> Result<Vec<WarpStream>, String> {
         for (i, t) in traces.into_iter().enumerate() {
             if let Some(p) = self.waves.get_mut(i / 2).and_then(|w| w.halves.get_mut(i % 2)) {
@@ -182,11 +185,7 @@ impl Waves {
 
 impl Wave {
     /// Merges as far as both halves' records allow.
-    fn merge_available(
-        &mut self,
-        prog: &ExecProgram,
-        convert: &mut dyn FnMut(&TraceRecord, &[u64]) -> Result<Converted, String>,
-    ) -> Result<WarpStream, String> {
+    fn merge_available(&mut self, prog: &ExecProgram, convert: &mut ConvertHalf<'_>) -> Result<WarpStream, String> {
         let mut out = WarpStream::starting_at(self.len);
         while !self.finished {
             let next = [self.halves[0].peek(), self.halves[1].peek()];
@@ -209,12 +208,7 @@ impl Wave {
     }
 
     /// Appends the instruction made of the halves' next records marked in `run`.
-    fn push_merged(
-        &self,
-        out: &mut WarpStream,
-        run: [bool; 2],
-        convert: &mut dyn FnMut(&TraceRecord, &[u64]) -> Result<Converted, String>,
-    ) -> Result<(), String> {
+    fn push_merged(&self, out: &mut WarpStream, run: [bool; 2], convert: &mut ConvertHalf<'_>) -> Result<(), String> {
         let mut sid = None;
         let mut executed = [0u32; 2];
         let mut access: Option<(MemSpace, u16, Vec<u64>)> = None;
@@ -301,8 +295,11 @@ mod tests {
         @%p2 bra LOOP;\n\
         ret;\n}\n";
 
-    /// Every CTA's streams, per unit (warp or wavefront): `(sid, executed)` in order.
-    fn streams(ptx: &str, block: u32, lanes: u32) -> Result<Vec<Vec<Vec<(u32, LaneMask)>>>, ExecError> {
+    /// One unit's (warp's or wavefront's) stream: `(sid, executed)` in order.
+    type Unit = Vec<(u32, LaneMask)>;
+
+    /// Every CTA's streams, per unit.
+    fn streams(ptx: &str, block: u32, lanes: u32) -> Result<Vec<Vec<Unit>>, ExecError> {
         let module = crate::ptx::compile(ptx).unwrap_or_default();
         let gpu = crate::gpu::presets::by_name(if lanes == 64 { "gcn3-cu" } else { "volta-v100" });
         let Some(gpu) = gpu else { unreachable!() };
@@ -314,7 +311,7 @@ mod tests {
         let mut ctas = Vec::new();
         let mut number = 0;
         while let Ok(Some(cta)) = source.next_cta() {
-            let mut units: Vec<Vec<(u32, LaneMask)>> =
+            let mut units: Vec<Unit> =
                 cta.warps.iter().map(|w| w.iter().map(|d| (d.sid, d.executed)).collect()).collect();
             if let Some(more) = cta.more {
                 let mut done = more.done.clone();

@@ -49,6 +49,7 @@ done
 if [ -z "${FIDELITY_QUICK:-}" ]; then
     step "schemes vs their papers"
     python3 scripts/fidelity-rfc-ob.py "$corpus" > "$out/rfc-ob.txt"
+    python3 scripts/fidelity-rfc-ob.py "$corpus" --gpu gcn3-cu --sms 1 > "$out/rfc-ob-gcn3.txt"
     release_test timing_demo --ignored --nocapture
     release_test gilani_fidelity --ignored --nocapture
     release_test quick_fidelity --ignored --nocapture

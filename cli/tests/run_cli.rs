@@ -46,7 +46,8 @@ fn schemes_share_one_functional_run() {
 }
 
 #[test]
-fn an_unsupported_gpu_is_a_structured_error() {
+fn the_gcn3_compute_unit_runs_64_wide_wavefronts_and_refuses_warp_shuffles_with_their_line() {
+    // imgvf uses no warp-level operation: it runs, each wavefront holding 64 threads.
     let (code, json, err) = run(&[
         "static/examples/imgvf.ptx",
         "--launch",
@@ -55,10 +56,25 @@ fn an_unsupported_gpu_is_a_structured_error() {
         "gcn3-cu",
         "--json",
     ]);
+    assert_eq!(code, 0, "stderr: {err}");
+    let r = &json["reports"][0];
+    let (warp, thread) = (r["warp_instructions"].as_u64().unwrap_or(0), r["thread_instructions"].as_u64().unwrap_or(0));
+    assert!(warp > 0 && thread > 32 * warp && thread <= 64 * warp, "{r}");
+    // The reduction's `shfl.sync.down` exchanges values within a 32-lane warp: refused, with
+    // the instruction and its line.
+    let (code, json, err) = run(&[
+        "static/examples/reduction.ptx",
+        "--launch",
+        "static/examples/reduction.launch.json",
+        "--gpu",
+        "gcn3-cu",
+        "--json",
+    ]);
     assert_eq!(code, 1, "stderr: {err}");
     assert!(!err.contains("panicked"), "{err}");
-    assert_eq!(json["error"]["error"], "unsupported_gpu", "{json}");
-    assert!(json["message"].as_str().unwrap_or("").contains("64-wide"), "{json}");
+    assert_eq!(json["error"]["detail"]["detail"]["kind"], "unsupported", "{json}");
+    assert_eq!(json["error"]["detail"]["detail"]["line"], 165, "{json}");
+    assert!(json["message"].as_str().unwrap_or("").contains("depends on 32-lane warps"), "{json}");
 }
 
 #[test]

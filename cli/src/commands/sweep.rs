@@ -206,7 +206,8 @@ pub fn run(args: &Args) -> ExitCode {
     {
         Ok(r) => r,
         Err(e @ (TimingError::UnknownScheme(_) | TimingError::SchemeConfig(_))) => return usage(e.to_string()),
-        Err(e) => {
+        Err(mut e) => {
+            e.locate(&src);
             eprintln!("reglab sweep: {e}");
             return ExitCode::from(1);
         }

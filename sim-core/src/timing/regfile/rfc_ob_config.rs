@@ -121,5 +121,6 @@ pub const NOTES: &[ModelNote] = &[
     ModelNote::assumption("Write-back port priority: results and loads written back this cycle take their banks first, then evicted dirty entries (queued, oldest first, one per free bank per cycle), then operand reads."),
     ModelNote::assumption("A finished warp's entries are discarded without write-back (its registers are dead). When a warp leaves the two-level active set, entries pinned for its results in flight are freed too: those results are written to the main register file."),
     ModelNote::assumption("An RFC access costs rfc_nj per 32-bit register (0.1 × main RF); a write-back reads the RFC once and writes the main register file once."),
+    ModelNote::modelled("On Wyse's compute unit (gcn3-cu) a scheduler is a SIMD VALU: one OB and one RFC per SIMD, entries 64 lanes wide (a warp register is a VGPR), each 64-wide wavefront replayed from a pair of the executor's 32-thread warps (exec::wavefront); kernels that use warp-level operations are refused there."),
     ModelNote::not_modelled("Forwarding from the ALU pipeline to the OB (the scoreboard makes a dependent wait for the write-back), RFC port limits, and a read racing a still-queued write-back of the same register."),
 ];

@@ -154,3 +154,36 @@ test('a bad launch shows an error and never crashes', async () => {
     await close();
   }
 });
+
+test('the GCN3 compute unit runs 64-wide wavefronts, as the CLI does, and refuses a warp shuffle with its line', async () => {
+  const { page, problems, close } = await openPage();
+  try {
+    await page.selectOption('#gpu-preset', 'gcn3-cu');
+    await chooseSchemes(page, ['baseline', 'rfc-ob']);
+    await page.locator('#run-button').click();
+    await page.locator('#run-results').waitFor({ timeout: 120_000 });
+    const summary = await readSummary(page);
+    assert.deepEqual(Object.keys(summary), ['baseline', 'rfc-ob']);
+    // The command line gives the same cycles and warp-instructions for the shipped launch.
+    const native = JSON.parse(reglab(['run', 'static/examples/vector_add.ptx', '--launch', 'static/examples/vector_add.launch.json',
+      '--gpu', 'gcn3-cu', '--scheme', 'baseline', '--scheme', 'rfc-ob', '--json']));
+    for (const r of native.reports) {
+      assert.equal(summary[r.scheme].cycles, r.cycles, r.scheme);
+      assert.equal(summary[r.scheme].warpInstructions, r.warp_instructions, r.scheme);
+      // 64 threads per wavefront: more than 32 thread-instructions per warp-instruction.
+      assert.ok(r.thread_instructions > 32 * r.warp_instructions, r.scheme);
+    }
+    await page.selectOption('#example-picker', 'reduction');
+    await page.locator('.launch-kernel-name code', { hasText: 'reduce' }).first().waitFor();
+    await page.locator('#run-button').click();
+    const error = page.locator('#run-error');
+    await error.waitFor({ timeout: 120_000 });
+    const text = await error.textContent();
+    assert.match(text, /line \d+: `shfl\.sync/, text);
+    assert.match(text, /32-lane warps/, text);
+    assert.equal(await page.locator('#run-button').isEnabled(), true);
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});

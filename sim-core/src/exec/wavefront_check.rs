@@ -1,7 +1,8 @@
 //! Whether a module can run on a 64-wide machine (GCN3): the executor runs 32-thread warps and
 //! [`super::wavefront`] replays pairs of them as 64-lane wavefronts, which is exact only for
 //! code whose meaning does not depend on the warp width. The first instruction (in source
-//! order) that does is named, with its line, and the run is refused:
+//! order, among the functions the launched kernels may run) that does is named, with its line,
+//! and the run is refused:
 //!
 //! ```text
 //! shfl.sync.down.b32 %r5, %r4, 16, 31, -1;   // exchanges values within a 32-lane warp
@@ -16,12 +17,13 @@
 //! through a register).
 
 use alloc::boxed::Box;
+use alloc::collections::BTreeSet;
 use alloc::format;
 use alloc::string::String;
 
 use super::error::{ExecError, Site};
 use crate::ir::print_inst::{write_inst, Names};
-use crate::ir::{Inst, Module, Opcode, Operand, SpecialReg, Symbol};
+use crate::ir::{Function, Handle, Inst, Module, Opcode, Operand, SpecialReg, Symbol};
 
 /// Why `inst` depends on a 32-lane warp, if it does.
 fn width_dependence(inst: &Inst) -> Option<&'static str> {
@@ -84,13 +86,13 @@ fn special_dependence(op: &Operand) -> Option<&'static str> {
     }
 }
 
-/// The refusal for the first instruction of `module` (in source order) whose meaning depends on
-/// a 32-thread warp, for a machine whose wavefronts are `lanes` wide; `None` when every
-/// instruction runs the same.
-pub fn refuse_for_width(module: &Module, lanes: u32) -> Option<ExecError> {
+/// The refusal for the first instruction (in source order) of the functions `run` of `module`
+/// whose meaning depends on a 32-thread warp, for a machine whose wavefronts are `lanes` wide;
+/// `None` when every instruction runs the same.
+pub fn refuse_for_width(module: &Module, run: &BTreeSet<Handle<Function>>, lanes: u32) -> Option<ExecError> {
     let mut first: Option<(usize, Site, &'static str)> = None;
-    for (_, func) in module.functions.iter() {
-        let Some(body) = &func.body else { continue };
+    for (handle, func) in module.functions.iter() {
+        let Some(body) = func.body.as_ref().filter(|_| run.contains(&handle)) else { continue };
         for (h, inst) in body.insts.iter() {
             let Some(why) = width_dependence(inst) else { continue };
             let span = body.inst_spans.get(h);

@@ -92,6 +92,11 @@ impl Run {
         self.plan.steps.get(cta.step).and_then(|s| self.programs.get(&s.kernel))
     }
 
+    /// Every function the launched kernels may run (the kernels and what they call).
+    pub fn functions_run(&self) -> alloc::collections::BTreeSet<Handle<Function>> {
+        self.programs.values().flat_map(|p| p.funcs.iter().map(|f| f.handle)).collect()
+    }
+
     /// Whether the next CTA to open belongs to a later launch (or there is none): every open
     /// CTA must finish first.
     pub fn next_opens_launch(&self) -> bool {

@@ -91,11 +91,6 @@ impl ExecSource {
                 ),
             });
         }
-        if lanes == 64 {
-            if let Some(e) = crate::exec::wavefront_check::refuse_for_width(module, lanes) {
-                return Err(e);
-            }
-        }
         let mut steps = Vec::new();
         for s in &checked.steps {
             let kernel = program.kernel_index(&s.name).ok_or_else(|| ExecError::InvalidLaunch {
@@ -111,6 +106,11 @@ impl ExecSource {
         let options =
             RunOptions { budget: options.budget, trace: TraceOptions { enabled: true, values: options.values } };
         let run = Run::new(module, setup, options)?;
+        if lanes == 64 {
+            if let Some(e) = crate::exec::wavefront_check::refuse_for_width(module, &run.functions_run(), lanes) {
+                return Err(e);
+            }
+        }
         let func_base = program.func_base.iter().map(|(&f, &b)| (f, b)).collect();
         Ok(ExecSource {
             run,

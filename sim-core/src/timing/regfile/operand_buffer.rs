@@ -80,6 +80,10 @@ pub struct OperandBuffers {
     pub read_write: u64,
     /// Write attempts refused because the bank took another write.
     pub write_write: u64,
+    /// Released entries, kept for their buffers ([`OperandBuffers::spare_entry`]).
+    spare: Vec<ObEntry>,
+    /// The arbitration order of the last cycle (kept for its buffer).
+    order: Vec<(u64, usize)>,
 }
 
 impl OperandBuffers {
@@ -111,7 +115,17 @@ impl OperandBuffers {
             read_read: 0,
             read_write: 0,
             write_write: 0,
+            spare: Vec::new(),
+            order: Vec::new(),
         }
+    }
+
+    /// An empty entry to fill (a released one when there is one: its buffers are reused).
+    pub fn spare_entry(&mut self) -> ObEntry {
+        let mut e = self.spare.pop().unwrap_or_default();
+        e.sources.clear();
+        e.writes.clear();
+        e
     }
 
     /// The bank of register unit `reg` of warp slot `warp` in `group` (the baseline's mapping).
@@ -163,14 +177,13 @@ impl OperandBuffers {
         if self.queued == 0 {
             return;
         }
-        let mut order: Vec<(u64, usize)> = self
-            .slots
-            .iter()
-            .enumerate()
-            .filter_map(|(i, e)| e.as_ref().filter(|e| e.waiting()).map(|e| (e.seq, i)))
-            .collect();
+        let mut order = core::mem::take(&mut self.order);
+        order.clear();
+        order.extend(
+            self.slots.iter().enumerate().filter_map(|(i, e)| e.as_ref().filter(|e| e.waiting()).map(|e| (e.seq, i))),
+        );
         order.sort_unstable();
-        for (_, i) in order {
+        for &(_, i) in &order {
             let Some(Some(e)) = self.slots.get_mut(i) else { continue };
             for src in e.sources.iter_mut() {
                 let Source::Bank(b) = src.1 else { continue };
@@ -192,6 +205,7 @@ impl OperandBuffers {
                 self.reads += 1;
             }
         }
+        self.order = order;
     }
 
     /// Marks source `key` of every waiting entry of scheduler `s` as delivered (a value
@@ -219,8 +233,8 @@ impl OperandBuffers {
 
     /// Frees slot `cu`.
     pub fn release(&mut self, cu: CuId) {
-        if let Some(slot) = self.slots.get_mut(cu as usize) {
-            *slot = None;
+        if let Some(e) = self.slots.get_mut(cu as usize).and_then(Option::take) {
+            self.spare.push(e);
         }
     }
 

@@ -12,14 +12,15 @@
 //! Entries are keyed by (warp slot, physical 32-bit register unit). Every access (a hit, a write,
 //! an allocation) makes the entry the most recently used.
 
-use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::vec::Vec;
 
 /// An entry's key: warp slot and register unit.
 pub type RegKey = (u32, u32);
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Entry {
+    /// Its key.
+    key: RegKey,
     /// LRU stamp (larger = more recent).
     stamp: u64,
     /// Holds a value the main register file does not have.
@@ -37,13 +38,20 @@ pub struct Evicted {
     pub dirty: bool,
 }
 
-/// One scheduler's register-file cache.
+/// One scheduler's register-file cache. Entries live in slots; a short list per warp slot maps
+/// its cached register units to their slots (a warp holds few entries, whatever the capacity),
+/// and the LRU victim is the unpinned entry with the smallest stamp (stamps are unique).
 #[derive(Clone, Debug, Default)]
 pub struct RfCache {
     capacity: usize,
-    entries: BTreeMap<RegKey, Entry>,
-    /// Unpinned entries in LRU order: (stamp, key).
-    lru: BTreeSet<(u64, RegKey)>,
+    slots: Vec<Option<Entry>>,
+    /// Free slot indices.
+    free: Vec<u32>,
+    /// `index[warp]`: `(unit, slot)` of that warp's entries.
+    index: Vec<Vec<(u32, u32)>>,
+    len: usize,
+    /// Entries not pinned.
+    unpinned: usize,
     next_stamp: u64,
 }
 
@@ -58,14 +66,23 @@ impl RfCache {
         self.capacity
     }
 
+    fn slot_of(&self, key: RegKey) -> Option<usize> {
+        let units = self.index.get(key.0 as usize)?;
+        units.iter().find(|&&(u, _)| u == key.1).map(|&(_, slot)| slot as usize)
+    }
+
+    fn entry(&self, key: RegKey) -> Option<&Entry> {
+        self.slots.get(self.slot_of(key)?)?.as_ref()
+    }
+
     /// Whether `key` has a valid (written) value here.
     pub fn holds(&self, key: RegKey) -> bool {
-        self.entries.get(&key).is_some_and(|e| !e.pinned)
+        self.entry(key).is_some_and(|e| !e.pinned)
     }
 
     /// Whether `key` has an entry pinned for a result in flight.
     pub fn pinned(&self, key: RegKey) -> bool {
-        self.entries.get(&key).is_some_and(|e| e.pinned)
+        self.entry(key).is_some_and(|e| e.pinned)
     }
 
     fn stamp(&mut self) -> u64 {
@@ -73,14 +90,47 @@ impl RfCache {
         self.next_stamp
     }
 
+    /// Puts `entry` in a free slot.
+    fn insert(&mut self, entry: Entry) {
+        let slot = match self.free.pop() {
+            Some(i) => i as usize,
+            None => {
+                self.slots.push(None);
+                self.slots.len() - 1
+            }
+        };
+        if let Some(x) = self.slots.get_mut(slot) {
+            *x = Some(entry);
+        }
+        let w = entry.key.0 as usize;
+        if self.index.len() <= w {
+            self.index.resize(w + 1, Vec::new());
+        }
+        if let Some(units) = self.index.get_mut(w) {
+            units.push((entry.key.1, slot as u32));
+        }
+        self.len += 1;
+        self.unpinned += usize::from(!entry.pinned);
+    }
+
+    /// Takes `key`'s entry out of the cache.
+    fn take(&mut self, key: RegKey) -> Option<Entry> {
+        let slot = self.slot_of(key)?;
+        let e = self.slots.get_mut(slot)?.take()?;
+        if let Some(units) = self.index.get_mut(key.0 as usize) {
+            units.retain(|&(u, _)| u != key.1);
+        }
+        self.free.push(slot as u32);
+        self.len -= 1;
+        self.unpinned -= usize::from(!e.pinned);
+        Some(e)
+    }
+
     /// A read hit on `key`: it becomes the most recently used. `false` if absent.
     pub fn touch(&mut self, key: RegKey) -> bool {
         let s = self.stamp();
-        let Some(e) = self.entries.get_mut(&key) else { return false };
-        if !e.pinned {
-            self.lru.remove(&(e.stamp, key));
-            self.lru.insert((s, key));
-        }
+        let Some(slot) = self.slot_of(key) else { return false };
+        let Some(Some(e)) = self.slots.get_mut(slot) else { return false };
         e.stamp = s;
         true
     }
@@ -88,11 +138,16 @@ impl RfCache {
     /// Whether entries for `keys` could be allocated now (entries already held for a key are
     /// reused; others take free or unpinned entries).
     pub fn can_allocate(&self, keys: &[RegKey]) -> bool {
-        let fresh = keys.iter().filter(|k| !self.entries.contains_key(k)).count();
-        let pinned = self.entries.len() - self.lru.len();
+        let fresh = keys.iter().filter(|k| self.slot_of(**k).is_none()).count();
+        let pinned = self.len - self.unpinned;
         let reusable = keys.iter().filter(|k| self.holds(**k)).count();
         // Entries not pinned and not reused by this allocation can be evicted.
         self.capacity >= pinned + reusable + fresh
+    }
+
+    /// The least recently used unpinned entry.
+    fn victim(&self) -> Option<RegKey> {
+        self.slots.iter().flatten().filter(|e| !e.pinned).min_by_key(|e| e.stamp).map(|e| e.key)
     }
 
     /// Allocates (pins) an entry for each of `keys`, evicting LRU entries as needed into
@@ -103,28 +158,27 @@ impl RfCache {
         }
         // Entries held for the keys first (so that evictions below cannot take them), then new ones.
         for &key in keys {
-            if let Some(e) = self.entries.get(&key).copied() {
+            if let Some(slot) = self.slot_of(key) {
                 // Overwritten by the coming result: the old value need not be written back.
-                if !e.pinned {
-                    self.lru.remove(&(e.stamp, key));
-                }
                 let s = self.stamp();
-                self.entries.insert(key, Entry { stamp: s, dirty: false, pinned: true });
+                if let Some(Some(e)) = self.slots.get_mut(slot) {
+                    self.unpinned -= usize::from(!e.pinned);
+                    *e = Entry { key, stamp: s, dirty: false, pinned: true };
+                }
             }
         }
         for &key in keys {
-            if self.entries.contains_key(&key) {
+            if self.slot_of(key).is_some() {
                 continue;
             }
-            while self.entries.len() >= self.capacity {
-                let Some(&(stamp, victim)) = self.lru.iter().next() else { return false };
-                self.lru.remove(&(stamp, victim));
-                if let Some(e) = self.entries.remove(&victim) {
+            while self.len >= self.capacity {
+                let Some(victim) = self.victim() else { return false };
+                if let Some(e) = self.take(victim) {
                     evicted.push(Evicted { key: victim, dirty: e.dirty });
                 }
             }
             let s = self.stamp();
-            self.entries.insert(key, Entry { stamp: s, dirty: false, pinned: true });
+            self.insert(Entry { key, stamp: s, dirty: false, pinned: true });
         }
         true
     }
@@ -133,58 +187,54 @@ impl RfCache {
     /// valid, dirty, most recently used. `false` if `key` has no entry.
     pub fn fill(&mut self, key: RegKey) -> bool {
         let s = self.stamp();
-        let Some(e) = self.entries.get_mut(&key) else { return false };
-        if !e.pinned {
-            self.lru.remove(&(e.stamp, key));
-        }
-        *e = Entry { stamp: s, dirty: true, pinned: false };
-        self.lru.insert((s, key));
+        let Some(slot) = self.slot_of(key) else { return false };
+        let Some(Some(e)) = self.slots.get_mut(slot) else { return false };
+        self.unpinned += usize::from(e.pinned);
+        *e = Entry { key, stamp: s, dirty: true, pinned: false };
         true
     }
 
     /// Drops `key`'s valid entry (a stale copy, a dead value); returns it, pinned entries stay.
     pub fn remove(&mut self, key: RegKey) -> Option<Evicted> {
-        let e = *self.entries.get(&key)?;
-        if e.pinned {
+        if self.entry(key)?.pinned {
             return None;
         }
-        self.entries.remove(&key);
-        self.lru.remove(&(e.stamp, key));
+        let e = self.take(key)?;
         Some(Evicted { key, dirty: e.dirty })
     }
 
     /// Drops `key`'s entry whatever its state (the main register file is written with a newer
     /// value); `true` if there was one.
     pub fn discard(&mut self, key: RegKey) -> bool {
-        let Some(e) = self.entries.remove(&key) else { return false };
-        if !e.pinned {
-            self.lru.remove(&(e.stamp, key));
-        }
-        true
+        self.take(key).is_some()
     }
 
-    /// Drops every entry of `warp`: valid ones into `out`; pinned ones are unpinned and freed
-    /// (their results, when they come, are not cached).
+    /// Drops every entry of `warp` (in register order): valid ones into `out`; pinned ones are
+    /// unpinned and freed (their results, when they come, are not cached).
     pub fn remove_warp(&mut self, warp: u32, out: &mut Vec<Evicted>) {
-        let keys: Vec<RegKey> = self.entries.range((warp, 0)..=(warp, u32::MAX)).map(|(k, _)| *k).collect();
-        for k in keys {
-            match self.remove(k) {
-                Some(e) => out.push(e),
-                None => {
-                    self.entries.remove(&k);
+        let mut units: Vec<u32> =
+            self.index.get(warp as usize).map(|l| l.iter().map(|&(u, _)| u).collect()).unwrap_or_default();
+        units.sort_unstable();
+        for u in units {
+            let key = (warp, u);
+            match self.entry(key).map(|e| e.pinned) {
+                Some(false) => out.extend(self.remove(key)),
+                Some(true) => {
+                    self.take(key);
                 }
+                None => {}
             }
         }
     }
 
     /// Entries in use.
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.len
     }
 
     /// No entry in use.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.len == 0
     }
 }
 

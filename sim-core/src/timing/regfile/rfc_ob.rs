@@ -20,7 +20,7 @@ use alloc::vec::Vec;
 
 use super::config::SchemeConfigError;
 use super::last_use::LastUse;
-use super::operand_buffer::{ObEntry, OperandBuffers, Source};
+use super::operand_buffer::{OperandBuffers, Source};
 use super::rf_cache::{Evicted, RegKey, RfCache};
 use super::rfc_ob_config::RfcObConfig;
 use super::{
@@ -68,6 +68,9 @@ pub struct RfcObRegisterFile {
     evicted: Vec<Evicted>,
     /// Issue order of OB entries.
     seq: u64,
+    /// The dispatching head's destination keys and sources (kept for their buffers).
+    head_keys: Vec<RegKey>,
+    head_sources: Vec<(u32, Source)>,
 }
 
 impl RfcObRegisterFile {
@@ -88,6 +91,8 @@ impl RfcObRegisterFile {
             rfc_nj: EnergyModel::per_warp_register(c.rfc_nj, geo.warp_size),
             evicted: Vec::new(),
             seq: 0,
+            head_keys: Vec::new(),
+            head_sources: Vec::new(),
             geo,
             config: c,
         })
@@ -121,17 +126,17 @@ impl RfcObRegisterFile {
 
     /// Evicted dirty entries take free banks at `now`, oldest first (after this cycle's results).
     fn drain_writebacks(&mut self, now: u64) {
-        let mut left = VecDeque::new();
-        while let Some((warp, unit)) = self.writebacks.pop_front() {
+        // Each queued write-back once, in order; those refused go back in the same order.
+        for _ in 0..self.writebacks.len() {
+            let Some((warp, unit)) = self.writebacks.pop_front() else { break };
             let group = self.group_of(warp);
             if self.ob.try_write(&[unit], warp, group, now) {
                 self.counts.writebacks += 1;
                 self.counts.rfc_reads += 1;
             } else {
-                left.push_back((warp, unit));
+                self.writebacks.push_back((warp, unit));
             }
         }
-        self.writebacks = left;
     }
 
     /// Dispatches the head of scheduler `s`'s OB if its operands are in and it gets its RFC
@@ -143,12 +148,30 @@ impl RfcObRegisterFile {
             return None;
         }
         let (warp, sid) = (e.warp, e.sid);
-        let keys: Vec<RegKey> = e.writes.iter().map(|&u| (warp, u)).collect();
-        let sources: Vec<(u32, Source)> = e.sources.clone();
+        let (mut keys, mut sources) = (core::mem::take(&mut self.head_keys), core::mem::take(&mut self.head_sources));
+        keys.clear();
+        keys.extend(e.writes.iter().map(|&u| (warp, u)));
+        sources.clear();
+        sources.extend_from_slice(&e.sources);
+        let out = self.dispatch_with(s, (warp, sid, e.alu), &keys, &sources);
+        (self.head_keys, self.head_sources) = (keys, sources);
+        out
+    }
+
+    /// [`Self::dispatch_head`] for the head entry of `warp`'s instruction `sid` (`alu`), whose
+    /// destination keys and sources are `keys` and `sources`.
+    fn dispatch_with(
+        &mut self,
+        s: u32,
+        (warp, sid, alu): (u32, u32, bool),
+        keys: &[RegKey],
+        sources: &[(u32, Source)],
+    ) -> Option<CuId> {
+        let cu = *self.ob.fifo.get(s as usize)?.front()?;
         let cap = self.rfc.get(s as usize).map_or(0, RfCache::capacity);
-        let allocate = e.alu && !keys.is_empty() && keys.len() <= cap;
+        let allocate = alu && !keys.is_empty() && keys.len() <= cap;
         let rfc = self.rfc.get_mut(s as usize)?;
-        if allocate && !rfc.can_allocate(&keys) {
+        if allocate && !rfc.can_allocate(keys) {
             self.counts.alloc_stalls += 1;
             if let Some(b) = self.head_blocked.get_mut(s as usize) {
                 *b = true;
@@ -169,7 +192,7 @@ impl RfcObRegisterFile {
             }
         }
         if allocate {
-            rfc.allocate(&keys, &mut self.evicted);
+            rfc.allocate(keys, &mut self.evicted);
             self.counts.evictions += self.evicted.len() as u64;
             self.retire_evicted(s, true);
         }
@@ -206,17 +229,18 @@ impl RegisterFileScheme for RfcObRegisterFile {
             return IssueOutcome::Stall;
         };
         let rfc = self.rfc.get(s as usize);
-        let mut sources = Vec::with_capacity(req.reads.len());
+        let mut entry = self.ob.spare_entry();
         for &r in req.reads {
             if rfc.is_some_and(|c| c.holds((req.warp, r))) {
-                sources.push((r, Source::Rfc));
+                entry.sources.push((r, Source::Rfc));
             } else {
                 self.counts.misses += 1;
-                sources.push((r, Source::Bank(self.ob.bank(r, req.warp, req.group))));
+                entry.sources.push((r, Source::Bank(self.ob.bank(r, req.warp, req.group))));
             }
         }
+        entry.writes.extend_from_slice(req.writes);
         let alu = req.unit != UnitKind::LdSt && req.mem == MemOp::None;
-        let entry = ObEntry { seq: self.seq, warp: req.warp, sid: req.sid, sources, writes: req.writes.to_vec(), alu };
+        (entry.seq, entry.warp, entry.sid, entry.alu) = (self.seq, req.warp, req.sid, alu);
         self.ob.push(s, cu, entry);
         IssueOutcome::Collecting(cu)
     }

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Measures the rfc-ob figures of docs/fidelity/rfc-ob.md (Wyse Fig. 5, 6/7): per kernel, reads
 saved (% of OB source reads served by the RFC) and IPC relative to 8 entries over RFC sizes
-2 … 512 (`reglab sweep`), and IPC of baseline, no-bank-conflicts, rfc-ob and rfc-ob without bank
-conflicts (`reglab run`). Prints markdown tables; needs a release build (`cargo build --release
+2 … 512 (`reglab sweep`), IPC of baseline, no-bank-conflicts, rfc-ob and rfc-ob without bank
+conflicts, and Wyse's Fig. 8/9 study: wavefronts (warps) per CU (SM) and IPC with twice the
+registers (`2x-registers`) (`reglab run`). Prints markdown tables; needs a release build (`cargo build --release
 -p reglab-cli`).
 
 Usage: scripts/fidelity-rfc-ob.py [CORPUS_DIR] [--gpu PRESET] [--sms N]
@@ -81,13 +82,15 @@ def measure(label, ptx, launch, gpu, sms):
     points = [json.loads(l) for l in out.splitlines() if l.strip()]
     if any(p["outcome"].get("state") != "finished" for p in points):
         return None, ["did not finish"]
-    schemes = ["baseline", "no-bank-conflicts", "rfc-ob", "rfc-ob:bank_conflicts=false"]
+    schemes = ["baseline", "no-bank-conflicts", "rfc-ob", "rfc-ob:bank_conflicts=false", "2x-registers"]
     args = ["run"] + common + sum((["--scheme", s] for s in schemes), []) + ["--json"]
     code, out, err = reglab(args)
     if code != 0:
         return None, err.strip().splitlines()[-1:] or ["failed"]
-    ipc = {r["scheme"]: r["ipc"]["warp_instructions_per_cycle"] for r in json.loads(out)["reports"]}
-    return {"label": label, "points": points, "ipc": ipc}, None
+    reports = json.loads(out)["reports"]
+    ipc = {r["scheme"]: r["ipc"]["warp_instructions_per_cycle"] for r in reports}
+    warps = {r["scheme"]: (r["kernels"][0]["warps_per_sm"] if r.get("kernels") else None) for r in reports}
+    return {"label": label, "points": points, "ipc": ipc, "warps": warps}, None
 
 
 def pct(x):
@@ -119,6 +122,13 @@ def tables(rows):
         b, n, o, of = (i.get(k, 0.0) for k in ["baseline", "no-bank-conflicts", "rfc-ob", "rfc-ob:bank_conflicts=false"])
         ratio = lambda a, c: f"{a / c:.3f}" if c else "—"
         print(f"| {r['label']} | {b:.3f} | {n:.3f} | {o:.3f} | {of:.3f} | {ratio(o, of)} | {ratio(b, n)} |")
+    print("\n### Twice the registers (Wyse Fig. 8/9): warps (wavefronts) per SM (CU) and IPC\n")
+    print("| kernel | warps per SM, baseline | with 2x registers | IPC baseline | IPC 2x | IPC 2x / baseline |")
+    print("|---|---|---|---|---|---|")
+    for r in rows:
+        w, i = r["warps"], r["ipc"]
+        b, d = i.get("baseline", 0.0), i.get("2x-registers", 0.0)
+        print(f"| {r['label']} | {w.get('baseline')} | {w.get('2x-registers')} | {b:.3f} | {d:.3f} | {d / b if b else 0:.3f} |")
 
 
 def main():

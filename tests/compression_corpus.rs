@@ -138,7 +138,7 @@ fn every_integer_write_fits_its_range_width() {
             setup.grid = vec![setup.grid.first().copied().unwrap_or(1).min(2), 1, 1];
             setup.budget = Some(20_000);
             let seeds = launch_seeds(&setup).unwrap_or_else(RangeSeeds::architectural);
-            let trace = sim_core::exec::stream::TraceOptions { enabled: true, values: true };
+            let trace = sim_core::exec::stream::TraceOptions { enabled: true, values: true, first_values: false };
             let Ok(mut run) = Run::new(&module, &setup, RunOptions { trace, ..RunOptions::default() }) else {
                 continue;
             };
@@ -289,7 +289,7 @@ fn bundled_examples_at_perfect_quality_are_bit_identical() {
                 ))
             })
             .collect();
-        let trace = sim_core::exec::stream::TraceOptions { enabled: true, values: true };
+        let trace = sim_core::exec::stream::TraceOptions { enabled: true, values: true, first_values: false };
         if let Ok(mut run) = Run::new(module, setup, RunOptions { trace, ..RunOptions::default() }) {
             while let Ok(Some(cta)) = run.next_cta() {
                 check_cta(module, &ranges, &cta, &mut checked, &mut misfits, name);

@@ -11,7 +11,7 @@ fn traced(name: &str, launch: &str, values: bool) -> (Vec<sim_core::exec::CtaTra
     let setup = LaunchSetup::from_json(launch);
     assert!(setup.is_ok(), "{setup:?}");
     let Ok(setup) = setup else { return (Vec::new(), 0) };
-    let options = RunOptions { budget: None, trace: TraceOptions { enabled: true, values } };
+    let options = RunOptions { budget: None, trace: TraceOptions { enabled: true, values, first_values: false } };
     let run = Run::new(&module, &setup, options);
     assert!(run.is_ok());
     let Ok(mut run) = run else { return (Vec::new(), 0) };

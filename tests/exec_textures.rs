@@ -22,7 +22,8 @@ fn case() -> (sim_core::ir::Module, LaunchSetup) {
 #[test]
 fn texture_fetches_are_recorded_as_global_loads_of_their_texels() {
     let (module, setup) = case();
-    let options = RunOptions { trace: TraceOptions { enabled: true, values: false }, ..RunOptions::default() };
+    let options =
+        RunOptions { trace: TraceOptions { enabled: true, ..TraceOptions::default() }, ..RunOptions::default() };
     let run = Run::new(&module, &setup, options);
     assert!(run.is_ok());
     let Ok(mut run) = run else { return };

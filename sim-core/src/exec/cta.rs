@@ -52,6 +52,8 @@ pub struct LaunchCx<'a> {
     pub kernel: &'a str,
     /// Record result values in the stream.
     pub values: bool,
+    /// With `values`: the first executed lane's bits of each unit too.
+    pub first_values: bool,
     /// What the run will tell its user.
     pub notices: &'a mut Notices,
 }
@@ -107,6 +109,7 @@ impl CtaExec {
                             records: Vec::with_capacity(r),
                             addresses: Vec::with_capacity(a),
                             values: Vec::with_capacity(v),
+                            firsts: Vec::new(),
                         }
                     })
                     .collect()
@@ -131,6 +134,7 @@ impl CtaExec {
                 records: core::mem::take(&mut t.records),
                 addresses: core::mem::take(&mut t.addresses),
                 values: core::mem::take(&mut t.values),
+                firsts: core::mem::take(&mut t.firsts),
             })
             .collect()
     }
@@ -203,6 +207,7 @@ impl CtaExec {
             kernel: cx.kernel,
             trace,
             values: cx.values,
+            first_values: cx.first_values,
             acc,
             notices: cx.notices,
         };

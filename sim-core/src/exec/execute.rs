@@ -80,6 +80,8 @@ pub struct StepCx<'a> {
     pub trace: Option<&'a mut WarpTrace>,
     /// Record result values.
     pub values: bool,
+    /// With `values`: the first executed lane's bits of each unit too.
+    pub first_values: bool,
     /// Scratch for memory addresses.
     pub acc: Accessed,
     /// What the run will tell its user (divisions by zero, …).
@@ -202,9 +204,15 @@ fn record(w: &Warp, cx: &mut StepCx<'_>, func: u32, di: &DInst, pc: u32, masks: 
     let (mut value_start, mut value_units) = (u32::MAX, 0);
     if cx.values && masks.1 != 0 {
         let start = t.values.len();
+        let (firsts, lane) = (cx.first_values, masks.1.trailing_zeros() as usize);
         let mut summarise = |d: Dst| {
             if let Dst::Reg(r, width) = d {
+                let before = t.values.len();
                 value_summary::summarise(w.reg(r), masks.1, width, &mut t.values);
+                if firsts {
+                    let v = w.reg(r).get(lane).copied().unwrap_or(0);
+                    t.firsts.extend((0..t.values.len() - before).map(|k| (v >> (32 * k)) as u32));
+                }
             }
         };
         match &di.op {

@@ -136,7 +136,7 @@ pub fn exact_match(reference: &BTreeMap<usize, Vec<Value>>, got: &BTreeMap<usize
 /// Written `.f32` registers of the kernels, by descending dynamic write count (then by
 /// function and declaration order), from a traced reference run; with its outputs.
 fn candidates(module: &Module, setup: &LaunchSetup) -> Result<(Vec<(u32, u32)>, Outputs), ExecError> {
-    let trace = TraceOptions { enabled: true, values: false };
+    let trace = TraceOptions { enabled: true, ..TraceOptions::default() };
     let mut run = Run::new(module, setup, RunOptions { trace, ..RunOptions::default() })?;
     let mut counts: BTreeMap<(u32, u32), u64> = BTreeMap::new();
     while let Some(cta) = run.next_cta()? {

@@ -311,6 +311,7 @@ impl Run {
             budget: self.budget,
             kernel: &step.name,
             values: self.trace.values,
+            first_values: self.trace.values && self.trace.first_values,
             notices: &mut self.notices,
         })
     }

@@ -27,6 +27,11 @@ pub struct TraceOptions {
     /// Also record, for each register an instruction writes, a [`ValueSummary`] per 32-bit unit
     /// (set when a scheme models values; costs nothing when off).
     pub values: bool,
+    /// With `values`: also the first executed lane's bits of each summarised unit
+    /// ([`WarpTrace::firsts`]), so that the summaries of two warps can be joined exactly (64-wide
+    /// wavefronts, [`super::wavefront`]).
+    #[serde(default)]
+    pub first_values: bool,
 }
 
 /// The class of a stream record.
@@ -100,6 +105,10 @@ pub struct WarpTrace {
     pub addresses: Vec<u64>,
     /// Summaries of the values records wrote (when requested).
     pub values: Vec<ValueSummary>,
+    /// Per summary in `values`: the unit's bits in the first executed lane (when
+    /// [`TraceOptions::first_values`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub firsts: Vec<u32>,
 }
 
 /// One CTA's streams.

@@ -103,8 +103,9 @@ impl ExecSource {
             checked.steps.iter().map(|s| s.grid.iter().map(|&g| u64::from(g.max(1))).product::<u64>()).collect();
         let total = checked.repeat.is_none().then(|| step_ctas.iter().sum());
         let layout = if address_bits(module) == 64 { AddressLayout::bits64() } else { AddressLayout::bits32() };
-        let options =
-            RunOptions { budget: options.budget, trace: TraceOptions { enabled: true, values: options.values } };
+        // 64-wide wavefronts join two warps' value summaries: they need each unit's first value.
+        let trace = TraceOptions { enabled: true, values: options.values, first_values: options.values && lanes == 64 };
+        let options = RunOptions { budget: options.budget, trace };
         let run = Run::new(module, setup, options)?;
         if lanes == 64 {
             if let Some(e) = crate::exec::wavefront_check::refuse_for_width(module, &run.functions_run(), lanes) {

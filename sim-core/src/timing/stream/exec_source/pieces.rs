@@ -230,7 +230,8 @@ mod tests {
         let pieces = ExecSource::with_options(&module, &setup(n), &program, options);
         let Ok(pieces) = pieces else { unreachable!() };
         // The same CTA recorded whole, as before pieces.
-        let trace = RunOptions { budget: None, trace: TraceOptions { enabled: true, values: true } };
+        let trace =
+            RunOptions { budget: None, trace: TraceOptions { enabled: true, values: true, first_values: false } };
         let whole = ExecSource::with_options(&module, &setup(n), &program, options).and_then(|mut s| {
             s.run = crate::exec::Run::new(&module, &setup(n), trace)?;
             Ok(s.run.next_cta().map(|t| t.map(|t| s.convert(t))))

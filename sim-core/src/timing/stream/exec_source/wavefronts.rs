@@ -13,10 +13,9 @@
 //! wait here until the merge reaches them, and a wavefront's piece is what the merge could
 //! place so far.
 //!
-//! One assumption (**A**): the streams summarise each half's written values without the values
-//! themselves, so a 64-lane result counts as uniform when both halves' are uniform with the same
-//! significant bits (a value uniform in each half but different between them — a warp index,
-//! say — would count as uniform).
+//! A 64-lane result is uniform when both halves' are and their values are equal: for a 64-wide
+//! machine the executor also records each summarised unit's value in the first executed lane
+//! ([`crate::exec::stream::TraceOptions::first_values`]).
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -76,6 +75,7 @@ impl Pending {
         self.trace.records.append(&mut chunk.records);
         self.trace.addresses.append(&mut chunk.addresses);
         self.trace.values.append(&mut chunk.values);
+        self.trace.firsts.append(&mut chunk.firsts);
     }
 
     /// Drops the merged records (and their addresses and values).
@@ -91,6 +91,7 @@ impl Pending {
         let v = v.unwrap_or(self.trace.values.len() as u32);
         self.trace.addresses.drain(..(a as usize).min(self.trace.addresses.len()));
         self.trace.values.drain(..(v as usize).min(self.trace.values.len()));
+        self.trace.firsts.drain(..(v as usize).min(self.trace.firsts.len()));
         self.trace.records = rest;
         for r in &mut self.trace.records {
             r.addr_start = r.addr_start.saturating_sub(a);
@@ -105,12 +106,13 @@ impl Pending {
         self.trace.addresses.get(a..a + n).unwrap_or(&[])
     }
 
-    fn values(&self, r: &TraceRecord) -> &[ValueSummary] {
+    /// The value summaries of `r` and the first executed lane's bits of each unit.
+    fn values(&self, r: &TraceRecord) -> (&[ValueSummary], &[u32]) {
         if r.value_units == 0 {
-            return &[];
+            return (&[], &[]);
         }
-        let v = r.value_start as usize;
-        self.trace.values.get(v..v + usize::from(r.value_units)).unwrap_or(&[])
+        let range = r.value_start as usize..r.value_start as usize + usize::from(r.value_units);
+        (self.trace.values.get(range.clone()).unwrap_or(&[]), self.trace.firsts.get(range).unwrap_or(&[]))
     }
 }
 
@@ -212,7 +214,7 @@ impl Wave {
         let mut sid = None;
         let mut executed = [0u32; 2];
         let mut access: Option<(MemSpace, u16, Vec<u64>)> = None;
-        let mut values: [&[ValueSummary]; 2] = [&[], &[]];
+        let mut values: [(&[ValueSummary], &[u32]); 2] = [(&[], &[]), (&[], &[])];
         for h in 0..2 {
             let p = &self.halves[h];
             let Some(r) = run[h].then(|| p.trace.records.get(p.next)).flatten() else { continue };
@@ -246,24 +248,25 @@ impl Wave {
     }
 }
 
-/// The summaries over 64 lanes of a unit each half summarised over its 32 (see the module's
-/// assumption on uniform values).
-fn merge_values(values: [&[ValueSummary]; 2], executed: [u32; 2]) -> Vec<ValueSummary> {
-    match (executed[0] != 0 && !values[0].is_empty(), executed[1] != 0 && !values[1].is_empty()) {
-        (true, true) => values[0]
-            .iter()
-            .zip(values[1])
-            .map(|(a, b)| {
-                let uniform = a.uniform() && b.uniform() && a == b;
-                ValueSummary::new(
+/// The summaries over 64 lanes of the units each half summarised over its 32 (with each unit's
+/// first executed lane's bits): uniform when both halves are and their values are equal.
+fn merge_values(values: [(&[ValueSummary], &[u32]); 2], executed: [u32; 2]) -> Vec<ValueSummary> {
+    let ([(s0, f0), (s1, f1)], [e0, e1]) = (values, executed);
+    match (e0 != 0 && !s0.is_empty(), e1 != 0 && !s1.is_empty()) {
+        (true, true) => (0..s0.len().min(s1.len()))
+            .filter_map(|k| {
+                let (a, b) = (s0.get(k)?, s1.get(k)?);
+                let same = matches!((f0.get(k), f1.get(k)), (Some(x), Some(y)) if x == y);
+                let uniform = a.uniform() && b.uniform() && same;
+                Some(ValueSummary::new(
                     uniform,
                     a.unsigned_bits().max(b.unsigned_bits()),
                     a.signed_bits().max(b.signed_bits()),
-                )
+                ))
             })
             .collect(),
-        (true, false) => values[0].to_vec(),
-        (false, true) => values[1].to_vec(),
+        (true, false) => s0.to_vec(),
+        (false, true) => s1.to_vec(),
         (false, false) => Vec::new(),
     }
 }
@@ -469,5 +472,31 @@ mod tests {
         assert!(alloc::format!("{e}").contains("WARP_SZ"), "{e}");
         // The same kernels run on a 32-wide machine.
         assert!(streams(&lane, 64, 32).is_ok() && streams(&size, 64, 32).is_ok());
+    }
+
+    #[test]
+    fn a_value_uniform_in_each_half_but_not_across_them_is_not_uniform_in_the_wavefront() {
+        // %r2 = tid / 32 | 2: 2 in half 0, 3 in half 1 — uniform in each warp, with the same
+        // significant bits (2 unsigned, 3 signed), so only the values tell them apart; %r3 = 7.
+        let ptx =
+            STRAIGHT.replace("add.u32 %r2, %r1, 1;", "shr.u32 %r2, %r1, 5;\nor.b32 %r2, %r2, 2;\nmov.u32 %r3, 7;");
+        let module = crate::ptx::compile(&ptx).unwrap_or_default();
+        let Some(gpu) = crate::gpu::presets::by_name("gcn3-cu") else { unreachable!() };
+        let program = Program::decode(&module, &gpu);
+        let Ok(setup) = LaunchSetup::from_json(r#"{"kernel": "k", "grid": [1], "block": [64], "params": []}"#) else {
+            unreachable!()
+        };
+        let source = ExecSource::with_options(&module, &setup, &program, SourceOptions::for_gpu(&gpu, true));
+        let Ok(Some(cta)) =
+            source.and_then(|mut s| s.next_cta().map_err(|e| ExecError::InvalidLaunch { message: e.to_string() }))
+        else {
+            unreachable!()
+        };
+        let wave = &cta.warps[0];
+        let uniform = |pc: u32| wave.values_at(pc).iter().map(|v| (v.uniform(), v.unsigned_bits())).collect::<Vec<_>>();
+        assert_eq!(uniform(0), vec![(false, 6)], "tid 0..63");
+        assert_eq!(uniform(1), vec![(false, 1)], "tid / 32: 0 or 1");
+        assert_eq!(uniform(2), vec![(false, 2)], "2 or 3, uniform in each half only");
+        assert_eq!(uniform(3), vec![(true, 3)], "7 in every lane");
     }
 }

@@ -164,6 +164,7 @@ test('the GCN3 compute unit runs 64-wide wavefronts, as the CLI does, and refuse
     await page.locator('#run-results').waitFor({ timeout: 120_000 });
     const summary = await readSummary(page);
     assert.deepEqual(Object.keys(summary), ['baseline', 'rfc-ob']);
+    assert.match(await page.locator('#wavefront-note').textContent(), /64-wide wavefronts/);
     // The command line gives the same cycles and warp-instructions for the shipped launch.
     const native = JSON.parse(reglab(['run', 'static/examples/vector_add.ptx', '--launch', 'static/examples/vector_add.launch.json',
       '--gpu', 'gcn3-cu', '--scheme', 'baseline', '--scheme', 'rfc-ob', '--json']));

@@ -76,6 +76,7 @@ pub fn run_results(props: &RunResultsProps) -> Html {
             </div>
             { notices(reports) }
             { quick_estimate(reports) }
+            { wavefront_note(reports) }
             { tuning(reports) }
             { crate::components::slice_map::slice_maps(reports) }
             <div class="summary">{ table(&summary(reports, &cmp)) }</div>
@@ -246,6 +247,25 @@ fn host_time(h: &HostTiming) -> Html {
            data-timing-warp-instructions={h.timing_warp_instructions.to_string()}
            data-executor-warp-instructions={h.executor_warp_instructions.to_string()}>
             { h.summary() }
+        </p>
+    }
+}
+
+/// On a 64-wide machine (GCN3), what the figures count: wavefronts, workgroups, the CU.
+fn wavefront_note(reports: &[Report]) -> Html {
+    let Some(r) = reports.first() else { return Html::default() };
+    let wide = sim_core::gpu::presets::by_name(&r.gpu).is_some_and(|g| g.warp_size() == 64);
+    if !wide {
+        return Html::default();
+    }
+    html! {
+        <p class="note" id="wavefront-note">
+            { format!(
+                "{} runs 64-wide wavefronts: a warp-instruction here is a wavefront-instruction (up to 64 threads), \
+                 a CTA a workgroup and an SM the compute unit. Each wavefront is replayed from two of the executor's \
+                 32-thread warps, so the kernel's outputs are those of a 32-wide run.",
+                r.gpu
+            ) }
         </p>
     }
 }

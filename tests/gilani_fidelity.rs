@@ -10,7 +10,7 @@
 
 #![allow(clippy::print_stderr, reason = "the test prints the fidelity table")]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use sim_core::exec::{propose_launch, LaunchSetup};
 use sim_core::gpu::presets;
@@ -84,19 +84,6 @@ fn row(name: &str, reports: &[Report]) -> String {
     )
 }
 
-fn examples() -> Vec<(String, PathBuf, PathBuf)> {
-    let root = reglab_tests::repo_root();
-    let launches = root.join("tests").join("cases").join("exec").join("examples");
-    reglab_tests::ptx_files(&root.join("static").join("examples"))
-        .into_iter()
-        .filter_map(|p| {
-            let stem = p.file_stem()?.to_str()?.to_string();
-            let launch = launches.join(format!("{stem}.launch.json"));
-            launch.exists().then_some((stem, p, launch))
-        })
-        .collect()
-}
-
 /// The row of a bundled example on `sms` SMs, its grid capped at `max_ctas` CTAs if given.
 fn example_row(name: &str, ptx: &Path, launch: &Path, sms: u32, max_ctas: Option<u32>) -> String {
     let module = sim_core::ptx::compile(&std::fs::read_to_string(ptx).unwrap_or_default()).unwrap_or_default();
@@ -118,7 +105,7 @@ const HEADER: &str = "| kernel | uniform results | 16-bit integer values | fused
 /// reports bit for bit.
 #[test]
 fn a_small_example_under_the_family_keeps_its_instruction_counts() {
-    let found: Vec<_> = examples().into_iter().filter(|(n, _, _)| n == "hotspot").collect();
+    let found: Vec<_> = reglab_tests::bundled_examples().into_iter().filter(|(n, _, _)| n == "hotspot").collect();
     assert_eq!(found.len(), 1, "the hotspot example and its launch");
     for (name, ptx, launch) in &found {
         let first = example_row(name, ptx, launch, 2, Some(4));
@@ -163,7 +150,7 @@ fn every_scheme_of_the_family_counts_integer_values_alike() {
 #[ignore = "minutes in a debug build; the table of docs/fidelity/gilani.md (run with --release)"]
 fn the_fidelity_table() {
     let mut rows = vec![String::from(HEADER)];
-    for (name, ptx, launch) in examples() {
+    for (name, ptx, launch) in reglab_tests::bundled_examples() {
         rows.push(example_row(&name, &ptx, &launch, 30, None));
     }
     let corpus = reglab_tests::corpus_dir();

@@ -15,16 +15,11 @@ use sim_core::timing::stream::exec_source::{ExecSource, SourceOptions};
 use sim_core::timing::stream::trace::CtaSource;
 use sim_core::timing::{Program, Simulation, TimingOptions};
 
+/// The bundled examples with their test launches: `(path, launch JSON)`.
 fn examples() -> Vec<(PathBuf, String)> {
-    let root = reglab_tests::repo_root();
-    let launches = root.join("tests").join("cases").join("exec").join("examples");
-    reglab_tests::ptx_files(&root.join("static").join("examples"))
+    reglab_tests::bundled_examples()
         .into_iter()
-        .filter_map(|p| {
-            let name = p.file_stem()?.to_str()?.to_owned();
-            let launch = std::fs::read_to_string(launches.join(format!("{name}.launch.json"))).ok()?;
-            Some((p, launch))
-        })
+        .filter_map(|(_, ptx, launch)| Some((ptx, std::fs::read_to_string(launch).ok()?)))
         .collect()
 }
 

@@ -22,6 +22,21 @@ pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
+/// The bundled examples (`static/examples/*.ptx`) that have a test launch setup
+/// (`tests/cases/exec/examples/NAME.launch.json`): `(name, PTX path, launch path)`, by name.
+pub fn bundled_examples() -> Vec<(String, PathBuf, PathBuf)> {
+    let root = repo_root();
+    let launches = root.join("tests").join("cases").join("exec").join("examples");
+    ptx_files(&root.join("static").join("examples"))
+        .into_iter()
+        .filter_map(|p| {
+            let stem = p.file_stem()?.to_str()?.to_string();
+            let launch = launches.join(format!("{stem}.launch.json"));
+            launch.exists().then_some((stem, p, launch))
+        })
+        .collect()
+}
+
 /// Every `.ptx` file below `dir`, sorted by path.
 pub fn ptx_files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();

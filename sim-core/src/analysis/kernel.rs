@@ -13,8 +13,10 @@ use super::alloc_target::AllocTarget;
 use super::cfg::{Callee, Cfg};
 use super::def_use::DefUse;
 use super::dominators::{Dominators, PostDominators};
+use super::latency_schedule;
 use super::liveness::Liveness;
 use super::loops::Loops;
+use super::ptxas_unroll;
 use super::regalloc::Allocation;
 use super::uniformity::{Uniformity, UniformityOptions};
 use super::use_counts::UseCounts;
@@ -59,7 +61,7 @@ impl KernelAnalysis {
     }
 
     /// Runs every analysis on `kernel`, estimating registers for `target`.
-    pub fn compute_for(kernel: &Function, uniformity: UniformityOptions, target: AllocTarget) -> KernelAnalysis {
+    pub fn compute_for(kernel: &Function, uniformity_opts: UniformityOptions, target: AllocTarget) -> KernelAnalysis {
         let cfg = Cfg::compute(kernel);
         let dominators = Dominators::compute(&cfg);
         let post_dominators = PostDominators::compute(&cfg);
@@ -67,7 +69,7 @@ impl KernelAnalysis {
         let liveness = Liveness::compute(kernel, &cfg);
         let def_use = DefUse::compute(kernel, &cfg);
         let use_counts = UseCounts::compute(&def_use);
-        let uniformity = Uniformity::compute(kernel, &cfg, &post_dominators, &def_use, uniformity);
+        let uniformity = Uniformity::compute(kernel, &cfg, &post_dominators, &def_use, uniformity_opts);
         let allocation = Allocation::compute_uniform(
             kernel,
             &cfg,
@@ -78,6 +80,19 @@ impl KernelAnalysis {
             Some(&uniformity),
             target,
         );
+        // The count follows the order ptxas issues instructions in (loads early, within the
+        // full-occupancy budget); the physical registers stay those of the PTX order.
+        let issued = match ptxas_unroll::unroll(kernel) {
+            Some(unrolled) => {
+                let live = Liveness::compute(&unrolled, &Cfg::compute(&unrolled));
+                Some(latency_schedule::schedule(&unrolled, &live, target).unwrap_or(unrolled))
+            }
+            None => latency_schedule::schedule(kernel, &liveness, target),
+        };
+        let allocation = match issued {
+            Some(issued) => allocation.with_count_of(scheduled_allocation(&issued, uniformity_opts, target)),
+            None => allocation,
+        };
         KernelAnalysis {
             cfg,
             dominators,
@@ -90,6 +105,18 @@ impl KernelAnalysis {
             allocation,
         }
     }
+}
+
+/// The allocation estimate of `scheduled` (a function with its blocks in issue order).
+fn scheduled_allocation(scheduled: &Function, uniformity: UniformityOptions, target: AllocTarget) -> Allocation {
+    let cfg = Cfg::compute(scheduled);
+    let dominators = Dominators::compute(&cfg);
+    let post_dominators = PostDominators::compute(&cfg);
+    let loops = Loops::compute(&cfg, &dominators);
+    let liveness = Liveness::compute(scheduled, &cfg);
+    let def_use = DefUse::compute(scheduled, &cfg);
+    let uniformity = Uniformity::compute(scheduled, &cfg, &post_dominators, &def_use, uniformity);
+    Allocation::compute_uniform(scheduled, &cfg, &dominators, &loops, &def_use, &liveness, Some(&uniformity), target)
 }
 
 /// The analyses of every defined function of a module.

@@ -40,6 +40,7 @@ use crate::ir::{Block, Function, Handle, Inst};
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Allocation {
     registers: u32,
+    ptx_order_registers: u32,
     spill_bytes: u32,
     predicates: u32,
     start: Vec<Option<u32>>,
@@ -87,6 +88,7 @@ impl Allocation {
         let model = Allocation::assign(kernel, cfg, dom, loops, du, live, uniformity, target, true);
         Allocation {
             registers: model.registers,
+            ptx_order_registers: model.registers,
             spill_bytes: model.spill_bytes,
             across_calls: model.across_calls,
             ..plain
@@ -129,12 +131,41 @@ impl Allocation {
             cfg.call_sites().iter().map(|c| (c.inst, graph.live_across(c.inst, &groups, &start))).collect();
         // Each web takes its coalesced group's registers.
         let start = (0..groups.n as u32).map(|w| start[groups.find_const(w) as usize]).collect();
-        Allocation { registers, spill_bytes, predicates, start, web_of_def: values.web_of_def, units, across_calls }
+        Allocation {
+            registers,
+            ptx_order_registers: registers,
+            spill_bytes,
+            predicates,
+            start,
+            web_of_def: values.web_of_def,
+            units,
+            across_calls,
+        }
+    }
+
+    /// This allocation's physical registers with the count (registers, spill, registers live
+    /// across calls) of `model`, an allocation of the same function in another instruction order
+    /// (see [`super::latency_schedule`]).
+    pub(super) fn with_count_of(self, model: Allocation) -> Allocation {
+        Allocation {
+            registers: model.registers,
+            ptx_order_registers: self.registers,
+            spill_bytes: model.spill_bytes,
+            across_calls: model.across_calls,
+            predicates: model.predicates.max(self.predicates),
+            ..self
+        }
     }
 
     /// 32-bit registers per thread for this function alone (callees not included).
     pub fn registers(&self) -> u32 {
         self.registers
+    }
+
+    /// Registers per thread of the same estimate with the instructions in PTX order (no loop
+    /// unrolled, no load issued early): what a pass that allocates in PTX order compares with.
+    pub fn ptx_order_registers(&self) -> u32 {
+        self.ptx_order_registers
     }
 
     /// Bytes per thread spilled to local memory because the estimate exceeds the target's

@@ -189,8 +189,9 @@ impl Compared {
         if self.ours.spill_bytes > 0 {
             format!("capped at the target's maximum; {} bytes would spill", self.ours.spill_bytes)
         } else if o < p && p > live {
-            "ptxas holds more than the PTX ever has live: it issues loads and address arithmetic early \
-             to hide latency (or unrolls), which the estimate does not schedule"
+            "ptxas holds more than the PTX ever has live, beyond the modelled schedule (loads early within \
+             a block, small counted loops unrolled): it if-converts branches, unrolls larger loops or \
+             schedules across blocks"
                 .into()
         } else if o < p {
             "the estimate reuses registers more eagerly than ptxas (copy coalescing, constants \
@@ -340,37 +341,45 @@ them into the per-thread `IMAD`, in regular registers (366 of the 417 `SR_CTAID`
 corpus compiled for sm_80 are `S2R`; before this rule the estimate for the corpus retargeted to
 sm_80 had median 0.83 of ptxas and 30% within ±15%, after it 1.00 and 61%; retargeted to sm_75,
 0.81 and 26% before, 1.00 and 56% after); pointer parameters that must sit in registers are loaded ahead of the
-block's first memory load, as ptxas schedules them, not just before their use. An estimate above
+block's first memory load, as ptxas schedules them, not just before their use. The count is that
+of the kernel in the order ptxas issues it: small single-block loops whose counter steps by a
+constant are unrolled four times (`ptxas_unroll.rs`; measured: ptxas 12.6 unrolls such a loop
+unless it has `.pragma \"nounroll\"`, a register step, a global store or a barrier), then each
+block's loads and the address arithmetic they need are issued as early as their operands and
+the memory they may alias allow, within the registers that still allow full occupancy (32 per
+thread on sm_52 and sm_80, `latency_schedule.rs`). Before this schedule the estimate had median
+0.96 of ptxas and 66% of kernels within ±15%. An estimate above
 the target's maximum (255 registers per thread) is capped there, and the excess is reported as
 spill bytes (4 per register), as `ptxas -v` would show spill stores. Files without any `.entry`
 have no rows.
 
-Known gaps (the \"why\" of the ten worst below): ptxas schedules for latency — it issues loads
-and address arithmetic early, if-converts short branches, unrolls loops and avoids reusing a
-register it just freed — so it holds more registers than the PTX ever has live in many kernels
-(most of the kernels we under-estimate: the 'max live' column is below ptxas's count there); it
-also narrows 64-bit arithmetic it can prove small and computes shared-memory addresses in 32
-bits. Narrowing shared-memory addresses was tried (it matches the SASS) but, without a model of
-the latency scheduling, it moves the median from 0.94 to 0.88, so it is not in the estimate.
-The scheduling seems bounded by occupancy: on sm_52 ptxas's counts pile up at 28–32 (34 of the
-286 sm_52 kernels), just under the 32 registers per thread that still allow 2048 threads per SM
-(65536 / 2048); for those the estimate gives 13–24 in 21 kernels (independent loads ptxas
-issues early) and 36–42 in 9 (kernels ptxas squeezes into the budget); a model of that scheduler (hoisting loads up to the
-full-occupancy budget, rematerialising below it) is the next step, not a constant to tune.
+Known gaps (the \"why\" of the ten worst below): the schedule is per block, so ptxas's
+if-conversion of short branches, its unrolling of loops of several blocks and its full unrolling
+of counted loops are not modelled; on sm_52 and sm_61 ptxas hoists shared-memory loads in some
+kernels and not in others (`latency_schedule.rs` gives the measurements; every load is hoisted);
+ptxas narrows 64-bit arithmetic it can prove small and computes shared-memory addresses in 32
+bits (narrowing shared-memory addresses was tried again with the schedule: the share within ±15%
+falls from 72% to 61%, so it is not in the estimate); small kernels with a loop come out two
+registers under ptxas on sm_52 (a synthetic grid-stride loop: 6 against 8; not explained without
+a disassembler for sm_52). Over the budget ptxas schedules for registers: on sm_52 its counts
+pile up at 28–32, and kernels whose PTX order needs 36–42 come out there; the estimate keeps the
+PTX order's count for those.
 
 The ten worst, read by hand: the two `synthetic__cnp` kernels call `cudaGetParameterBuffer` and
 `cudaLaunchDevice` through the ABI (arguments and results in fixed registers, values live across
 a call in callee-saved ones), which the estimate does not reserve; `init_image_array_GPU` stores
-four independent 64-bit values, and ptxas computes all four addresses before the first store;
-`histogram64Kernel`, `lud_internal` and `tiled_matmul` have loops that ptxas unrolls (the last
-two fully, over a shared-memory tile), keeping several iterations' loads in flight;
-`kernel_compute_cost` (streamcluster) loads a point's coordinates in a loop that ptxas unrolls
-(21 global loads in the PTX, 69 in ptxas's sm_75 SASS); `vector_add_scalar.debug` and
-`vectorAdd_sm80_debug` are compiled with `.target …, debug`, where ptxas keeps every PTX value in
-its own register; `VecAdd_kernel` (vectorAdd_kernel64) forms three 64-bit addresses from one index
-with generic loads, which ptxas, as in `init_image_array_GPU`, most likely materialises before the
-first load (not checked in SASS: nvdisasm no longer reads sm_52). Empty kernels are no longer among
-them: from sm_70 on ptxas reports 4 registers for `ret;` alone, which the estimate now gives.
+four independent 64-bit values, and ptxas computes all four addresses before the first store
+(the schedule hoists only what loads need); `convolutionRowGPU` and `convolutionColumnGPU` sum
+seventeen shared-memory loads, which ptxas on sm_52 leaves in place and the schedule hoists (the
+driver's JIT for sm_90 hoists them too: 24 registers for the row filter, as ours for sm_90);
+`vector_add_scalar.debug` and `vectorAdd_sm80_debug` are compiled with `.target …, debug`, where
+ptxas keeps every PTX value in its own register; `VecAdd_kernel` (vectorAdd_kernel64) forms three
+64-bit addresses from one index with generic loads, which ptxas most likely materialises before
+the first load (not checked in SASS: nvdisasm no longer reads sm_52); `postprocess`
+(path_tracer) is branchy integer code (a software `powf`, 126 predicates) that ptxas if-converts
+into long blocks; `polynomial_kernel` evaluates a polynomial from `.const` coefficients in one
+block (14 on sm_75 against our 8; not read in SASS). Empty kernels are no longer among them:
+from sm_70 on ptxas reports 4 registers for `ret;` alone, which the estimate gives.
 
 Ratio = ours / ptxas; \"within ±15%\" counts kernels with 0.85 ≤ ratio ≤ 1.15. The baseline row is
 the maximum number of live 32-bit PTX register units (no allocation), for contrast. Per kernel,

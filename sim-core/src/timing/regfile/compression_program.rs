@@ -161,7 +161,11 @@ fn plan_function(
     }
     let alloc = allocate(&live, slice_bits, &[target.reserved_register()]);
     let trivial = body.insts.values().all(|i| i.opcode.is_terminator());
-    let after = target.reported_with_spill(alloc.registers, trivial).0;
+    // The slices are packed in PTX order; the registers ptxas's issue order adds to the
+    // uncompressed kernel (loads early, loops unrolled) are taken to be added to the compressed
+    // one too (A).
+    let in_order = target.reported_with_spill(alloc.registers, trivial).0;
+    let after = (in_order + before).saturating_sub(a.allocation.ptx_order_registers());
     record(&mut p, f, du, &values, &widths, Packed { owner: &owner, live: &live, alloc: &alloc });
     p.registers_slices = after;
     if after >= before {

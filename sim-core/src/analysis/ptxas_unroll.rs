@@ -17,14 +17,17 @@
 //! sums `a[i]` with `i` stepped by 256 up to a parameter: 12 registers and eight copies of the
 //! load on sm_52, 8 registers and one load with `nounroll`; the same loop is left rolled when
 //! `i` is stepped by a register, when it stores to global memory and when it holds a
-//! `bar.sync`, and unrolled when it stores to shared memory or loads from it.
+//! `bar.sync`, and unrolled when it stores to shared memory or loads from it. Its sm_80 code, read
+//! with nvdisasm 13.5 (which no longer reads sm_52): a main loop of four iterations with the four
+//! loads issued first (four 64-bit addresses and four values live), a peeled first iteration, and
+//! remainders of two and of one iteration.
 //!
 //! The model (**A** where not measured as above): a loop is unrolled when it is one block that
 //! branches back to itself, its exit test compares a counter stepped by a constant with a
 //! loop-invariant bound, it has at most [`MAX_BODY`] instructions, no call, no guarded
 //! instruction but the back branch, no write to memory other than shared, no barrier or fence,
-//! and no `nounroll` pragma; it is unrolled [`UNROLL`] times (**A**: ptxas's main loop; the
-//! eight loads above are that loop and its remainder), the exit tests of the first copies
+//! and no `nounroll` pragma; it is unrolled [`UNROLL`] times (the main loop above; the peeled
+//! iteration and the remainders hold fewer values at once), the exit tests of the first copies
 //! dropped (the trip count taken as a multiple of the factor; the remainder loop holds fewer
 //! values at once). Loops with a known trip count are not unrolled further (no full unrolling),
 //! and loops of several blocks are left rolled.
@@ -36,7 +39,7 @@ use super::latency_schedule;
 use super::rebuild::{rebuild, Slot};
 use crate::ir::{Address, AddressBase, Block, Body, Function, Handle, Inst, Opcode, Operand, Reg};
 
-/// Iterations per trip of an unrolled loop (**A**).
+/// Iterations per trip of an unrolled loop (ptxas 12.6's main loop on sm_80, module docs).
 pub const UNROLL: usize = 4;
 
 /// The largest loop body unrolled, in PTX instructions (**A**).

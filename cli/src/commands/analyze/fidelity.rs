@@ -358,8 +358,8 @@ if-conversion of short branches, its unrolling of loops of several blocks and it
 of counted loops are not modelled; on sm_52 and sm_61 ptxas hoists shared-memory loads in some
 kernels and not in others (`latency_schedule.rs` gives the measurements; every load is hoisted);
 ptxas narrows 64-bit arithmetic it can prove small and computes shared-memory addresses in 32
-bits (narrowing shared-memory addresses was tried again with the schedule: the share within ±15%
-falls from 72% to 61%, so it is not in the estimate); small kernels with a loop come out two
+bits (narrowing shared-memory addresses was tried again with the loads-first schedule: the share
+within ±15% fell from 72% to 61%, so it is not in the estimate); small kernels with a loop come out two
 registers under ptxas on sm_52 (a synthetic grid-stride loop: 6 against 8; not explained without
 a disassembler for sm_52). Over the budget ptxas schedules for registers: on sm_52 its counts
 pile up at 28–32, and kernels whose PTX order needs 36–42 come out there; the estimate keeps the
@@ -367,19 +367,20 @@ PTX order's count for those.
 
 The ten worst, read by hand: the two `synthetic__cnp` kernels call `cudaGetParameterBuffer` and
 `cudaLaunchDevice` through the ABI (arguments and results in fixed registers, values live across
-a call in callee-saved ones), which the estimate does not reserve; `init_image_array_GPU` stores
-four independent 64-bit values, and ptxas computes all four addresses before the first store
-(the schedule hoists only what loads need); `convolutionRowGPU` and `convolutionColumnGPU` sum
-seventeen shared-memory loads, which ptxas on sm_52 leaves in place and the schedule hoists (the
-driver's JIT for sm_90 hoists them too: 24 registers for the row filter, as ours for sm_90);
-`vector_add_scalar.debug` and `vectorAdd_sm80_debug` are compiled with `.target …, debug`, where
-ptxas keeps every PTX value in its own register; `VecAdd_kernel` (vectorAdd_kernel64) forms three
-64-bit addresses from one index with generic loads, which ptxas most likely materialises before
-the first load (not checked in SASS: nvdisasm no longer reads sm_52); `postprocess`
+a call in callee-saved ones), which the estimate does not reserve; `vector_add_scalar.debug` and
+`vectorAdd_sm80_debug` are compiled with `.target …, debug`, where ptxas keeps every PTX value in
+its own register; `VecAdd_kernel` (vectorAdd_kernel64) forms three 64-bit addresses from one
+index with generic loads inside a grid-stride loop whose step is a register (left rolled), which
+ptxas most likely pipelines (not checked in SASS: nvdisasm no longer reads sm_52); `postprocess`
 (path_tracer) is branchy integer code (a software `powf`, 126 predicates) that ptxas if-converts
-into long blocks; `polynomial_kernel` evaluates a polynomial from `.const` coefficients in one
-block (14 on sm_75 against our 8; not read in SASS). Empty kernels are no longer among them:
-from sm_70 on ptxas reports 4 registers for `ret;` alone, which the estimate gives.
+into long blocks; `convolutionRowGPU` and `convolutionColumnGPU` sum seventeen shared-memory
+loads, which ptxas on sm_52 leaves in place and the schedule hoists (the driver's JIT for sm_90
+hoists them: 24 registers for the row filter); `histogram64Kernel` loops over several blocks (not
+unrolled by the model) that ptxas unrolls; `transposeNaive` loops over four global loads, each
+stored before the next (the model keeps each load after the store before it and leaves the loop
+rolled, as ptxas left a synthetic loop with a global store; ptxas's 22 shows it does more here, not
+read in SASS). Empty kernels are no longer among them: from sm_70 on ptxas reports
+4 registers for `ret;` alone, which the estimate gives.
 
 Ratio = ours / ptxas; \"within ±15%\" counts kernels with 0.85 ≤ ratio ≤ 1.15. The baseline row is
 the maximum number of live 32-bit PTX register units (no allocation), for contrast. Per kernel,

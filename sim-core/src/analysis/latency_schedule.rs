@@ -121,6 +121,10 @@ pub fn blocks_unrolling(inst: &Inst) -> bool {
     }
 }
 
+/// How far past the first unscheduled instruction of a block the schedule looks (**A**: ptxas's
+/// window is not known; this one only bounds the work on huge blocks).
+const WINDOW: usize = 512;
+
 /// Registers per thread that still allow the target's most threads per SM.
 /// (NVIDIA's limits for the compute capability; 65 536 / 2 048 for targets not in that table).
 fn full_occupancy_registers(target: AllocTarget) -> u32 {
@@ -324,7 +328,11 @@ fn schedule_block(
         rem > 0 || live_out.is_some_and(|lo| units.units_of(r).any(|u| lo.contains(u)))
     };
     let mut waiting: Vec<u32> = dag.preds.iter().map(|p| p.len() as u32).collect();
-    let mut ready: Vec<u32> = (0..n as u32).filter(|&j| waiting[j as usize] == 0).collect();
+    // The window: only instructions fewer than WINDOW places after the first unscheduled one
+    // may issue (bounds the work on huge blocks; no corpus block reaches it).
+    let mut done = vec![false; n];
+    let (mut low, mut window_end) = (0usize, WINDOW.min(n));
+    let mut ready: Vec<u32> = (0..window_end as u32).filter(|&j| waiting[j as usize] == 0).collect();
     let mut order = Vec::with_capacity(block.insts.len());
     while !ready.is_empty() {
         let delta = |j: u32, remaining: &[u32], live_now: &[bool]| -> isize {
@@ -378,10 +386,17 @@ fn schedule_block(
         order.push(movable[j as usize]);
         for &(s, _) in &dag.succs[j as usize] {
             waiting[s as usize] -= 1;
-            if waiting[s as usize] == 0 {
+            if waiting[s as usize] == 0 && (s as usize) < window_end {
                 ready.push(s);
             }
         }
+        done[j as usize] = true;
+        while low < n && done[low] {
+            low += 1;
+        }
+        let end = (low + WINDOW).min(n);
+        ready.extend((window_end..end).filter(|&k| waiting[k] == 0 && !done[k]).map(|k| k as u32));
+        window_end = window_end.max(end);
     }
     if order.len() != movable.len() {
         return block.insts.clone();

@@ -61,7 +61,29 @@ impl KernelAnalysis {
     }
 
     /// Runs every analysis on `kernel`, estimating registers for `target`.
-    pub fn compute_for(kernel: &Function, uniformity_opts: UniformityOptions, target: AllocTarget) -> KernelAnalysis {
+    pub fn compute_for(kernel: &Function, uniformity: UniformityOptions, target: AllocTarget) -> KernelAnalysis {
+        let analysis = KernelAnalysis::in_ptx_order(kernel, uniformity, target);
+        // The count follows the order ptxas issues instructions in (small loops unrolled, loads
+        // early, within the full-occupancy budget); the physical registers stay those of the PTX
+        // order.
+        let issued = match ptxas_unroll::unroll(kernel) {
+            Some(unrolled) => {
+                let live = Liveness::compute(&unrolled, &Cfg::compute(&unrolled));
+                Some(latency_schedule::schedule(&unrolled, &live, target).unwrap_or(unrolled))
+            }
+            None => latency_schedule::schedule(kernel, &analysis.liveness, target),
+        };
+        match issued {
+            Some(issued) => {
+                let count = KernelAnalysis::in_ptx_order(&issued, uniformity, target).allocation;
+                KernelAnalysis { allocation: analysis.allocation.with_count_of(count), ..analysis }
+            }
+            None => analysis,
+        }
+    }
+
+    /// Every analysis of `kernel` as written, its register estimate included.
+    fn in_ptx_order(kernel: &Function, uniformity: UniformityOptions, target: AllocTarget) -> KernelAnalysis {
         let cfg = Cfg::compute(kernel);
         let dominators = Dominators::compute(&cfg);
         let post_dominators = PostDominators::compute(&cfg);
@@ -69,7 +91,7 @@ impl KernelAnalysis {
         let liveness = Liveness::compute(kernel, &cfg);
         let def_use = DefUse::compute(kernel, &cfg);
         let use_counts = UseCounts::compute(&def_use);
-        let uniformity = Uniformity::compute(kernel, &cfg, &post_dominators, &def_use, uniformity_opts);
+        let uniformity = Uniformity::compute(kernel, &cfg, &post_dominators, &def_use, uniformity);
         let allocation = Allocation::compute_uniform(
             kernel,
             &cfg,
@@ -80,19 +102,6 @@ impl KernelAnalysis {
             Some(&uniformity),
             target,
         );
-        // The count follows the order ptxas issues instructions in (loads early, within the
-        // full-occupancy budget); the physical registers stay those of the PTX order.
-        let issued = match ptxas_unroll::unroll(kernel) {
-            Some(unrolled) => {
-                let live = Liveness::compute(&unrolled, &Cfg::compute(&unrolled));
-                Some(latency_schedule::schedule(&unrolled, &live, target).unwrap_or(unrolled))
-            }
-            None => latency_schedule::schedule(kernel, &liveness, target),
-        };
-        let allocation = match issued {
-            Some(issued) => allocation.with_count_of(scheduled_allocation(&issued, uniformity_opts, target)),
-            None => allocation,
-        };
         KernelAnalysis {
             cfg,
             dominators,
@@ -105,18 +114,6 @@ impl KernelAnalysis {
             allocation,
         }
     }
-}
-
-/// The allocation estimate of `scheduled` (a function with its blocks in issue order).
-fn scheduled_allocation(scheduled: &Function, uniformity: UniformityOptions, target: AllocTarget) -> Allocation {
-    let cfg = Cfg::compute(scheduled);
-    let dominators = Dominators::compute(&cfg);
-    let post_dominators = PostDominators::compute(&cfg);
-    let loops = Loops::compute(&cfg, &dominators);
-    let liveness = Liveness::compute(scheduled, &cfg);
-    let def_use = DefUse::compute(scheduled, &cfg);
-    let uniformity = Uniformity::compute(scheduled, &cfg, &post_dominators, &def_use, uniformity);
-    Allocation::compute_uniform(scheduled, &cfg, &dominators, &loops, &def_use, &liveness, Some(&uniformity), target)
 }
 
 /// The analyses of every defined function of a module.

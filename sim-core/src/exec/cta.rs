@@ -127,14 +127,23 @@ impl CtaExec {
     /// Hands over the streams recorded since the last call (with tracing on), one per warp.
     pub fn take_traces(&mut self) -> Vec<WarpTrace> {
         let Some(traces) = self.traces.as_mut() else { return Vec::new() };
+        // A warp that goes on records about as much again: its new buffers start that large
+        // (instead of growing by copies); a finished warp's start empty.
+        fn renew<T>(v: &mut Vec<T>, going_on: bool) -> Vec<T> {
+            core::mem::replace(v, Vec::with_capacity(if going_on { v.len() } else { 0 }))
+        }
         traces
             .iter_mut()
-            .map(|t| WarpTrace {
-                warp: t.warp,
-                records: core::mem::take(&mut t.records),
-                addresses: core::mem::take(&mut t.addresses),
-                values: core::mem::take(&mut t.values),
-                firsts: core::mem::take(&mut t.firsts),
+            .zip(&self.state)
+            .map(|(t, s)| {
+                let on = *s != State::Done;
+                WarpTrace {
+                    warp: t.warp,
+                    records: renew(&mut t.records, on),
+                    addresses: renew(&mut t.addresses, on),
+                    values: renew(&mut t.values, on),
+                    firsts: renew(&mut t.firsts, on),
+                }
             })
             .collect()
     }

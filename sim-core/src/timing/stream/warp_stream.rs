@@ -394,7 +394,33 @@ fn compact(lanes: &[u64], executed: LaneMask) -> Option<(u64, u64, u64, u64)> {
     if executed.count_ones() as usize != lanes.len() || lanes.is_empty() {
         return None;
     }
-    [32u64, 16, 8].into_iter().find_map(|w| fit(lanes, executed, w).map(|[base, sx, sy]| (base, sx, sy, w)))
+    // The common case, lanes 0..n all executed: lane numbers are positions (same result as `fit`).
+    let dense = executed == LaneMask::MAX >> (MAX_LANES - lanes.len());
+    [32u64, 16, 8].into_iter().find_map(|w| {
+        let fitted = if dense { fit_dense(lanes, w) } else { fit(lanes, executed, w) };
+        fitted.map(|[base, sx, sy]| (base, sx, sy, w))
+    })
+}
+
+/// [`fit`] for lanes `0..lanes.len()`: the strides are lane 1's and lane `w`'s differences;
+/// each row of `w` lanes starts `sy` after the one before and steps by `sx` (additions only,
+/// stopping at the first lane that does not fit).
+fn fit_dense(lanes: &[u64], w: u64) -> Option<[u64; 3]> {
+    let base = *lanes.first()?;
+    let sx = lanes.get(1).map_or(0, |a| a.wrapping_sub(base));
+    let sy = lanes.get(w as usize).map_or(0, |a| a.wrapping_sub(base));
+    let mut row_start = base;
+    for row in lanes.chunks(w as usize) {
+        let mut at = row_start;
+        for &a in row {
+            if a != at {
+                return None;
+            }
+            at = at.wrapping_add(sx);
+        }
+        row_start = row_start.wrapping_add(sy);
+    }
+    Some([base, sx, sy])
 }
 
 /// `[base, sx, sy]` with `address(l) = base + sx·(l mod w) + sy·(l div w)` for every executed
@@ -402,16 +428,34 @@ fn compact(lanes: &[u64], executed: LaneMask) -> Option<(u64, u64, u64, u64)> {
 fn fit(lanes: &[u64], executed: LaneMask, w: u64) -> Option<[u64; 3]> {
     let (shift, mask) = (w.trailing_zeros(), w - 1);
     let (col, row) = (move |l: u64| l & mask, move |l: u64| l >> shift);
-    let ids = || (0..MAX_LANES as u64).filter(move |l| executed >> l & 1 == 1);
-    let pairs = || ids().zip(lanes.iter().copied());
+    // The executed lanes in increasing order, each with its address (one pass over the set bits).
+    let pairs = || {
+        let mut rest = executed;
+        lanes.iter().copied().map_while(move |a| {
+            (rest != 0).then(|| {
+                let l = u64::from(rest.trailing_zeros());
+                rest &= rest - 1;
+                (l, a)
+            })
+        })
+    };
     let (l0, a0) = pairs().next()?;
     let (x0, y0) = (col(l0), row(l0));
-    let sx = pairs()
-        .find(|&(l, _)| row(l) == y0 && col(l) != x0)
-        .map_or(Some(0), |(l, a)| a.wrapping_sub(a0).checked_div(col(l) - x0))?;
-    let sy = pairs()
-        .find(|&(l, _)| row(l) != y0)
-        .map_or(0, |(l, a)| a.wrapping_sub(a0).wrapping_sub(sx.wrapping_mul(col(l).wrapping_sub(x0))) / (row(l) - y0));
+    // The strides come from the first lane after l0 in its row and the first lane in another row
+    // (one scan finds both: lanes of l0's row come before any later row).
+    let (mut sx, mut sy) = (None, None);
+    for (l, a) in pairs().skip(1) {
+        if row(l) == y0 {
+            if sx.is_none() {
+                sx = Some(a.wrapping_sub(a0).checked_div(col(l) - x0)?);
+            }
+        } else {
+            let sx = *sx.get_or_insert(0);
+            sy = Some(a.wrapping_sub(a0).wrapping_sub(sx.wrapping_mul(col(l).wrapping_sub(x0))) / (row(l) - y0));
+            break;
+        }
+    }
+    let (sx, sy) = (sx.unwrap_or(0), sy.unwrap_or(0));
     let base = a0.wrapping_sub(sx.wrapping_mul(x0)).wrapping_sub(sy.wrapping_mul(y0));
     let at = |l: u64| base.wrapping_add(sx.wrapping_mul(col(l))).wrapping_add(sy.wrapping_mul(row(l)));
     pairs().all(|(l, a)| at(l) == a).then_some([base, sx, sy])
@@ -510,6 +554,29 @@ mod tests {
         // 1, 2 and 3 (the access) follow 0; past the access (4) the next record is read; 6
         // follows 5 in the second run.
         assert_eq!(served, 4);
+    }
+
+    /// `fit_dense` is `fit` for lanes 0..n: the same answer on affine, 2-D, broadcast, partial
+    /// and scattered address lists of every warp width.
+    #[test]
+    fn the_dense_fit_agrees_with_the_general_one() {
+        let patterns: [fn(u64) -> u64; 6] = [
+            |l| 0x1000 + 4 * l,
+            |l| 0x100 + 4 * (l % 16) + 256 * (l / 16),
+            |l| 64 + 8 * (l % 8) + 1000 * (l / 8),
+            |_| 77,
+            |l| 4 * l * l,
+            |l| 0u64.wrapping_sub(4 * l),
+        ];
+        for f in patterns {
+            for n in [1usize, 2, 7, 8, 9, 16, 17, 31, 32, 33, 64] {
+                let lanes: Vec<u64> = (0..n as u64).map(f).collect();
+                let executed = LaneMask::MAX >> (MAX_LANES - n);
+                for w in [32u64, 16, 8] {
+                    assert_eq!(fit_dense(&lanes, w), fit(&lanes, executed, w), "n {n} w {w} {lanes:?}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -80,7 +80,9 @@ impl ExecSource {
         match waves.as_mut() {
             Some(waves) => warps = self.absorb(waves, &mut cta, &bases)?,
             None => {
-                for w in cta.take() {
+                let taken = cta.take();
+                self.run.size_traces_like(&taken);
+                for w in taken {
                     warps.push(self.convert_warp(&bases, ctaid, w, 0)?);
                 }
             }

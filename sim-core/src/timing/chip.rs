@@ -88,7 +88,7 @@ impl ChipRun {
         options: &TimingOptions,
         own: Option<SchemeProgram>,
     ) -> Result<Self, SchemeConfigError> {
-        let make = scheme.entry.make;
+        let make = |ctx: &SchemeContext<'_>, config| scheme.entry.make(ctx, config);
         let mut kernel_scheme = make(
             &SchemeContext { gpu, geometry: geometry(gpu, gpu.limits.max_warps()), energy: &options.energy },
             &scheme.config,

@@ -305,7 +305,7 @@ mod tests {
         else {
             return Vec::new();
         };
-        (0..2).filter_map(|_| (entry.make)(&ctx, &config.config).ok()).collect()
+        (0..2).filter_map(|_| entry.make(&ctx, &config.config).ok()).collect()
     }
 
     #[test]

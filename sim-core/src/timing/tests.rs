@@ -208,8 +208,7 @@ fn schemes_are_registered_by_name() {
         assert!(entry.is_some(), "{name}");
         if let Some(e) = entry {
             let config = super::regfile::SchemeSpec::named(name).resolve(&gpu, &energy).map(|r| r.config);
-            let scheme =
-                config.and_then(|c| (e.make)(&SchemeContext { gpu: &gpu, geometry: geo, energy: &energy }, &c));
+            let scheme = config.and_then(|c| e.make(&SchemeContext { gpu: &gpu, geometry: geo, energy: &energy }, &c));
             assert_eq!(scheme.map(|s| s.name()).ok(), Some(name));
         }
     }

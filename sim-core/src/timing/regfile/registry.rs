@@ -3,8 +3,15 @@
 //! list): its parameter schema, its model notes and its constructor.
 //!
 //! ```text
-//! by_name("no-bank-conflicts") → SchemeEntry { params: no_bank_conflicts::params, make: …, … }
-//! (entry.make)(&ctx, &resolved_config) → Box<dyn RegisterFileScheme> (one per SM)
+//! by_name("no-bank-conflicts") → SchemeEntry { params: no_bank_conflicts::params, notes: …, … }
+//! entry.make(&ctx, &resolved_config) → Box<dyn RegisterFileScheme> (one per SM)
+//! ```
+//!
+//! The constructors are not in the table but in [`SchemeEntry::make`]: the page lists, configures
+//! and transforms schemes but never simulates, and a table of constructors would link every
+//! scheme's run-time model into it (20 KB of its gzipped wasm).
+//!
+//! ```text
 //! ```
 
 use alloc::boxed::Box;
@@ -34,9 +41,6 @@ use crate::gpu::GpuConfig;
 use crate::timing::program_map::ProgramTransform;
 use crate::timing::program_regs::{AssignInputs, AssignRegisters};
 
-/// Builds the register file of one SM from a config resolved against the scheme's schema.
-pub type MakeScheme = fn(&SchemeContext<'_>, &SchemeConfig) -> Result<Box<dyn RegisterFileScheme>, SchemeConfigError>;
-
 /// One scheme: its name, a one-line description, its parameters, notes and constructor.
 #[derive(Clone, Copy, Debug)]
 pub struct SchemeEntry {
@@ -50,8 +54,6 @@ pub struct SchemeEntry {
     pub params: fn(&GpuConfig, &EnergyModel) -> Vec<ParamSpec>,
     /// What is modelled, what is not, the assumptions and their values.
     pub notes: &'static [ModelNote],
-    /// Builds the register file of one SM.
-    pub make: MakeScheme,
     /// The scheme's IR → IR pass, if it times its own program (`None`: the original).
     pub transform: Option<ProgramTransform>,
     /// The scheme's own register assignment (a packing scheme places values in slices of one or
@@ -70,7 +72,6 @@ pub const SCHEMES: &[SchemeEntry] = &[
         source: "SCHEMES.md §0; GPGPU-Sim operand collector",
         params: BankedConfig::params,
         notes: baseline::NOTES,
-        make: |c, cfg| Ok(Box::new(BankedRegisterFile::new(c, &BankedConfig::from_config("baseline", cfg)?))),
         transform: None,
         needs_values: false,
         assign: None,
@@ -81,7 +82,6 @@ pub const SCHEMES: &[SchemeEntry] = &[
         source: "Wyse, limit studies (SCHEMES.md §1)",
         params: no_bank_conflicts::params,
         notes: no_bank_conflicts::NOTES,
-        make: |c, cfg| Ok(Box::new(ConflictFreeRegisterFile::new(c, cfg)?)),
         transform: None,
         needs_values: false,
         assign: None,
@@ -92,7 +92,6 @@ pub const SCHEMES: &[SchemeEntry] = &[
         source: "Wyse, limit studies (SCHEMES.md §1)",
         params: double_registers::params,
         notes: double_registers::NOTES,
-        make: |c, cfg| Ok(Box::new(DoubleRegisterFile::new(c, cfg)?)),
         transform: None,
         needs_values: false,
         assign: None,
@@ -103,7 +102,6 @@ pub const SCHEMES: &[SchemeEntry] = &[
         source: "Wyse §2.3.3, §5, §6; Gebhart et al. ISCA'11 (SCHEMES.md §1)",
         params: rfc_ob_config::params,
         notes: rfc_ob_config::NOTES,
-        make: |c, cfg| Ok(Box::new(RfcObRegisterFile::new(c, cfg)?)),
         transform: None,
         needs_values: false,
         assign: None,
@@ -114,7 +112,6 @@ pub const SCHEMES: &[SchemeEntry] = &[
         source: "Mohammadpur-Fard et al., DeMO (SCHEMES.md §3)",
         params: demo::params,
         notes: demo::NOTES,
-        make: |c, cfg| Ok(Box::new(DemoRegisterFile::new(c, cfg)?)),
         transform: Some(demo_program::transform_global),
         needs_values: false,
         assign: None,
@@ -125,7 +122,6 @@ pub const SCHEMES: &[SchemeEntry] = &[
         source: "Mohammadpur-Fard et al., DeMO Fig. 3 (SCHEMES.md §3)",
         params: BankedConfig::params,
         notes: demo::IDEAL_NOTES,
-        make: |c, cfg| Ok(Box::new(IdealRegisterFile::new(c, cfg)?)),
         transform: None,
         needs_values: false,
         assign: Some(demo_program::ideal_assign),
@@ -136,7 +132,6 @@ pub const SCHEMES: &[SchemeEntry] = &[
         source: "Oh et al., FineReg (SCHEMES.md §4)",
         params: finereg::params,
         notes: finereg::NOTES,
-        make: |c, cfg| Ok(Box::new(FineReg::new(c, cfg)?)),
         transform: None,
         needs_values: false,
         assign: None,
@@ -147,7 +142,6 @@ pub const SCHEMES: &[SchemeEntry] = &[
         source: "Oh et al. comparator (SCHEMES.md §4)",
         params: virtual_thread::params,
         notes: virtual_thread::NOTES,
-        make: |c, cfg| Ok(Box::new(VirtualThread::new(c, cfg, false)?)),
         transform: None,
         needs_values: false,
         assign: None,
@@ -158,7 +152,6 @@ pub const SCHEMES: &[SchemeEntry] = &[
         source: "Oh et al. comparator (SCHEMES.md §4)",
         params: virtual_thread::params_dram,
         notes: virtual_thread::NOTES_DRAM,
-        make: |c, cfg| Ok(Box::new(VirtualThread::new(c, cfg, true)?)),
         transform: None,
         needs_values: false,
         assign: None,
@@ -169,7 +162,6 @@ pub const SCHEMES: &[SchemeEntry] = &[
         source: "Gilani, Kim, Schulte HPCA'13 §3 (SCHEMES.md §5)",
         params: gilani::composite_schema,
         notes: gilani::COMPOSITE_NOTES,
-        make: |c, cfg| gilani_file("composite", Techniques::COMPOSITE, c, cfg),
         transform: Some(composite_rf::fuse_paper),
         needs_values: true,
         assign: None,
@@ -180,7 +172,6 @@ pub const SCHEMES: &[SchemeEntry] = &[
         source: "Gilani, Kim, Schulte HPCA'13 §4 (SCHEMES.md §5)",
         params: gilani::scalar_schema,
         notes: gilani::SCALAR_NOTES,
-        make: |c, cfg| gilani_file("scalar-unit", Techniques::SCALAR, c, cfg),
         transform: None,
         needs_values: true,
         assign: None,
@@ -191,7 +182,6 @@ pub const SCHEMES: &[SchemeEntry] = &[
         source: "Gilani, Kim, Schulte HPCA'13 §5 (SCHEMES.md §5)",
         params: gilani::sliced_schema,
         notes: gilani::SLICED_NOTES,
-        make: |c, cfg| gilani_file("sliced", Techniques::SLICED, c, cfg),
         transform: None,
         needs_values: true,
         assign: None,
@@ -202,7 +192,6 @@ pub const SCHEMES: &[SchemeEntry] = &[
         source: "Gilani, Kim, Schulte HPCA'13 (SCHEMES.md §5)",
         params: gilani::gilani_schema,
         notes: gilani::GILANI_NOTES,
-        make: |c, cfg| gilani_file("gilani", Techniques::ALL, c, cfg),
         transform: Some(composite_rf::fuse_paper),
         needs_values: true,
         assign: None,
@@ -213,7 +202,6 @@ pub const SCHEMES: &[SchemeEntry] = &[
         source: "Khorasani et al. ISCA'18, as Oh et al. compare it (SCHEMES.md §4)",
         params: regmutex::params,
         notes: regmutex::NOTES,
-        make: |c, cfg| Ok(Box::new(RegMutex::new(c, cfg)?)),
         transform: Some(regmutex_program::transform),
         needs_values: false,
         assign: None,
@@ -225,12 +213,39 @@ pub const SCHEMES: &[SchemeEntry] = &[
         source: "Angerd, Sintorn, Stenström (SCHEMES.md §2, §A, §B)",
         params: compression::params,
         notes: compression::NOTES,
-        make: |c, cfg| Ok(Box::new(CompressedRegisterFile::new(c, CompressionConfig::from_config(cfg)?))),
         transform: None,
         needs_values: false,
         assign: Some(compression_program::assign_4),
     },
 ];
+
+impl SchemeEntry {
+    /// Builds the register file of one SM for this scheme (the simulator's side of the entry).
+    pub fn make(
+        &self,
+        c: &SchemeContext<'_>,
+        cfg: &SchemeConfig,
+    ) -> Result<Box<dyn RegisterFileScheme>, SchemeConfigError> {
+        match self.name {
+            "baseline" => Ok(Box::new(BankedRegisterFile::new(c, &BankedConfig::from_config("baseline", cfg)?))),
+            "no-bank-conflicts" => Ok(Box::new(ConflictFreeRegisterFile::new(c, cfg)?)),
+            "2x-registers" => Ok(Box::new(DoubleRegisterFile::new(c, cfg)?)),
+            "rfc-ob" => Ok(Box::new(RfcObRegisterFile::new(c, cfg)?)),
+            "demo" => Ok(Box::new(DemoRegisterFile::new(c, cfg)?)),
+            "demo-ideal" => Ok(Box::new(IdealRegisterFile::new(c, cfg)?)),
+            "finereg" => Ok(Box::new(FineReg::new(c, cfg)?)),
+            "virtual-thread" => Ok(Box::new(VirtualThread::new(c, cfg, false)?)),
+            "reg-dram" => Ok(Box::new(VirtualThread::new(c, cfg, true)?)),
+            "composite" => gilani_file("composite", Techniques::COMPOSITE, c, cfg),
+            "scalar-unit" => gilani_file("scalar-unit", Techniques::SCALAR, c, cfg),
+            "sliced" => gilani_file("sliced", Techniques::SLICED, c, cfg),
+            "gilani" => gilani_file("gilani", Techniques::ALL, c, cfg),
+            "regmutex" => Ok(Box::new(RegMutex::new(c, cfg)?)),
+            "compression" => Ok(Box::new(CompressedRegisterFile::new(c, CompressionConfig::from_config(cfg)?))),
+            other => Err(SchemeConfigError::UnknownScheme { scheme: other.into() }),
+        }
+    }
+}
 
 /// A register file of Gilani's family.
 fn gilani_file(

@@ -188,7 +188,7 @@ fn scheme(spec: &str) -> Option<alloc::boxed::Box<dyn super::RegisterFileScheme>
     assert!(resolved.is_ok(), "{resolved:?}");
     let geometry = SmGeometry { schedulers: 4, groups: 4, warp_size: 32, max_warps: 64 };
     let ctx = SchemeContext { gpu: &gpu, geometry, energy: &energy };
-    let made = resolved.ok().zip(by_name("regmutex")).map(|(r, e)| (e.make)(&ctx, &r.config));
+    let made = resolved.ok().zip(by_name("regmutex")).map(|(r, e)| e.make(&ctx, &r.config));
     assert!(matches!(made, Some(Ok(_))), "regmutex not built");
     let Some(Ok(mut s)) = made else { return None };
     let m = module(CHAIN, F9);

@@ -141,7 +141,7 @@ fn the_register_multiplier_scales_the_capacity() {
     let ctx = SchemeContext { gpu: &gpu, geometry: geo, energy: &energy };
     let regs = |text: &str| {
         let r = SchemeSpec::parse(text).and_then(|s| s.resolve(&gpu, &energy)).ok()?;
-        let scheme = (r.entry.make)(&ctx, &r.config).ok()?;
+        let scheme = r.entry.make(&ctx, &r.config).ok()?;
         match scheme.residency_limits(&gpu) {
             ResidencyLimits::Nvidia(sm) => Some(sm.registers_per_sm),
             ResidencyLimits::Gcn3(_) => None,
@@ -150,6 +150,30 @@ fn the_register_multiplier_scales_the_capacity() {
     assert_eq!(regs("baseline"), Some(32_768));
     assert_eq!(regs("2x-registers"), Some(65_536));
     assert_eq!(regs("2x-registers:register_multiplier=3"), Some(98_304));
+}
+
+/// Every listed scheme builds a register file from its defaults, on an NVIDIA and an AMD preset
+/// (the constructors sit in [`SchemeEntry::make`], apart from the table: none may be missing),
+/// and a name outside the table is refused.
+#[test]
+fn every_listed_scheme_builds_from_its_defaults() {
+    let energy = EnergyModel::default();
+    for gpu in [presets::fermi_gtx480(), presets::gcn3_cu()] {
+        let geo = SmGeometry { schedulers: 2, groups: 1, warp_size: 32, max_warps: 48 };
+        let ctx = SchemeContext { gpu: &gpu, geometry: geo, energy: &energy };
+        for entry in crate::timing::regfile::registry::SCHEMES {
+            let r = SchemeSpec::parse(entry.name).and_then(|s| s.resolve(&gpu, &energy));
+            let made = r.map(|r| entry.make(&ctx, &r.config).map(|_| ()));
+            assert!(matches!(made, Ok(Ok(()))), "{} on {}: {:?}", entry.name, gpu.name, made.err());
+        }
+    }
+    let mut fake = crate::timing::regfile::registry::SCHEMES[0];
+    fake.name = "no-such-scheme";
+    let r = SchemeSpec::parse("baseline").and_then(|s| s.resolve(&presets::fermi_gtx480(), &energy));
+    let gpu = presets::fermi_gtx480();
+    let geo = SmGeometry { schedulers: 2, groups: 1, warp_size: 32, max_warps: 48 };
+    let ctx = SchemeContext { gpu: &gpu, geometry: geo, energy: &energy };
+    assert!(r.is_ok_and(|r| matches!(fake.make(&ctx, &r.config), Err(SchemeConfigError::UnknownScheme { .. }))));
 }
 
 /// The listing has the three schemes, each parameter with kind, default, unit and range, and

@@ -10,5 +10,6 @@ pub mod occupancy;
 pub mod parse;
 pub mod rewrite;
 pub mod run;
+pub mod run_threads;
 pub mod schemes;
 pub mod sweep;

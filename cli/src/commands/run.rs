@@ -35,7 +35,7 @@ use sim_core::gpu::{presets, GpuConfig};
 use sim_core::timing::regfile::config::resolve_all;
 use sim_core::timing::report::{Outcome, Report};
 use sim_core::timing::summary::{compare, SchemeSummary};
-use sim_core::timing::{EnergyModel, SchemeSpec, Simulation, StallCause, TimingError, TimingOptions};
+use sim_core::timing::{EnergyModel, SchemeSpec, StallCause, TimingError, TimingOptions};
 
 /// Arguments of `reglab run`.
 #[derive(clap::Args)]
@@ -107,6 +107,10 @@ pub struct SimFlags {
     /// Waves of CTAs quick mode times.
     #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub quick_waves: u32,
+    /// Threads the schemes (the points of a sweep) are spread over, each with its own functional
+    /// run; default: the machine's cores. The reports do not depend on it.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub threads: Option<u32>,
 }
 
 impl SimFlags {
@@ -129,6 +133,11 @@ impl SimFlags {
             options.max_cycles = c;
         }
         options
+    }
+
+    /// Threads to spread the schemes over (`--threads`, else the machine's cores).
+    pub fn threads(&self) -> usize {
+        self.threads.map_or_else(super::run_threads::default_threads, |t| t as usize)
     }
 }
 
@@ -230,7 +239,8 @@ pub fn run(args: &Args) -> ExitCode {
         }
     };
     let options = args.sim.apply(&mut setup, registers);
-    match Simulation::from_launch(&module, &setup, &gpu, &schemes, options).and_then(|mut s| s.run_to_end()) {
+    drop(module);
+    match super::run_threads::simulate(&src, &setup, &gpu, &schemes, &options, args.sim.threads()) {
         Ok(mut reports) => {
             reports.iter_mut().for_each(|r| r.locate(&src));
             if args.json {

@@ -27,7 +27,7 @@ use sim_core::exec::LaunchSetup;
 use sim_core::gpu::presets;
 use sim_core::timing::regfile::config::resolve_all;
 use sim_core::timing::report::Report;
-use sim_core::timing::{EnergyModel, SchemeSpec, Simulation, TimingError};
+use sim_core::timing::{EnergyModel, SchemeSpec, TimingError};
 
 /// Arguments of `reglab sweep`.
 #[derive(clap::Args)]
@@ -202,8 +202,8 @@ pub fn run(args: &Args) -> ExitCode {
         }
     };
     let options = args.sim.apply(&mut setup, None);
-    let reports = match Simulation::from_launch(&module, &setup, &gpu, &specs, options).and_then(|mut s| s.run_to_end())
-    {
+    drop(module);
+    let reports = match super::run_threads::simulate(&src, &setup, &gpu, &specs, &options, args.sim.threads()) {
         Ok(r) => r,
         Err(e @ (TimingError::UnknownScheme(_) | TimingError::SchemeConfig(_))) => return usage(e.to_string()),
         Err(mut e) => {

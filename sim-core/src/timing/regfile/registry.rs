@@ -322,6 +322,19 @@ pub fn assign_inputs_progress(
     Ok((inputs, counters))
 }
 
+/// At most how many functional runs of the launch resolved scheme `r` needs before it is timed
+/// (`compression` with precision tuning: its search's cap, `tuning_runs`, plus the run that is
+/// timed; the others: 1). Callers that spread schemes over threads start the long ones first.
+pub fn functional_runs(r: &ResolvedScheme) -> u64 {
+    if r.entry.name != "compression" {
+        return 1;
+    }
+    match CompressionConfig::from_config(&r.config) {
+        Ok(c) if c.float_tuning => u64::from(c.tuning_runs).saturating_add(1),
+        _ => 1,
+    }
+}
+
 /// The slice map resolved scheme `r`'s report carries (`compression`:
 /// [`super::compression_slices::for_run`]; `None` for the others), computed from the same
 /// `inputs` its register assignment pass is told.

@@ -51,8 +51,7 @@ pub fn simulate(
         return one(specs);
     }
     // Jobs with the most functional runs first (a precision search), else in the listed order.
-    let energy = sim_core::timing::EnergyModel::default();
-    let runs = |s: &SchemeSpec| s.resolve(gpu, &energy).map_or(1, |r| functional_runs(&r));
+    let runs = |s: &SchemeSpec| s.resolve(gpu, &options.energy).map_or(1, |r| functional_runs(&r));
     let mut jobs: Vec<usize> = (0..specs.len()).collect();
     jobs.sort_by_key(|&i| core::cmp::Reverse(specs.get(i).map_or(1, runs)));
     let next = AtomicUsize::new(0);

@@ -288,8 +288,7 @@ impl Run {
             let Some(prog) = self.programs.get(&step.kernel) else { return Ok(true) };
             let launch = self.launches.len().saturating_sub(1) as u32;
             if let Some(t) = cta.into_trace(launch, step.name.clone(), prog) {
-                self.trace_sizes.clear();
-                self.trace_sizes.extend(t.warps.iter().map(|w| [w.records.len(), w.addresses.len(), w.values.len()]));
+                self.size_traces_like(&t.warps);
                 self.pending.push_back(t);
                 return Ok(false);
             }

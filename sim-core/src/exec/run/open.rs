@@ -86,8 +86,8 @@ impl Run {
         Ok(Some(OpenCta { exec, launch, kernel, functions, step, done: false }))
     }
 
-    /// Sizes the buffers of the CTAs opened from now on like `warps` (a CTA's first piece):
-    /// they start that large instead of growing by copies.
+    /// Sizes the buffers of the CTAs started from now on like `warps` (a finished CTA, or an open
+    /// CTA's first piece): they start that large instead of growing by copies.
     pub fn size_traces_like(&mut self, warps: &[WarpTrace]) {
         self.trace_sizes.clear();
         self.trace_sizes.extend(warps.iter().map(|w| [w.records.len(), w.addresses.len(), w.values.len()]));

@@ -8,6 +8,7 @@ pub mod experiment;
 pub mod merge;
 pub mod occupancy;
 pub mod parse;
+pub mod pipelined_source;
 pub mod rewrite;
 pub mod run;
 pub mod run_threads;

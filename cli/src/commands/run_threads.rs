@@ -12,6 +12,10 @@
 //!   thread 0: compression (up to 65 functional runs)   thread 1: baseline, rfc-ob, demo, …
 //!   → reports in the listed order; the error one simulation would report
 //! ```
+//!
+//! With at least two threads per job (one scheme on a 2-core machine), each job's executor
+//! also runs on a thread of its own, ahead of its timing model (`pipelined_source`); the
+//! reports are the same.
 
 use std::num::NonZeroUsize;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -20,7 +24,10 @@ use std::sync::Mutex;
 use sim_core::exec::LaunchSetup;
 use sim_core::gpu::GpuConfig;
 use sim_core::timing::regfile::registry::functional_runs;
-use sim_core::timing::{Report, SchemeSpec, Simulation, TimingError, TimingOptions};
+use sim_core::timing::stream::exec_source::ExecSource;
+use sim_core::timing::{CtaSource, Report, SchemeSpec, Simulation, TimingError, TimingOptions};
+
+use super::pipelined_source::Pipelined;
 
 /// One simulation's reports, or why it failed.
 type Outcome = Result<Vec<Report>, TimingError>;
@@ -40,12 +47,18 @@ pub fn simulate(
     options: &TimingOptions,
     threads: usize,
 ) -> Result<Vec<Report>, TimingError> {
+    // Threads to spare beyond one per job: each job's executor runs on a thread of its own,
+    // ahead of its timing model (`pipelined_source`).
+    let pipelined = threads >= 2 * specs.len().max(1);
     let threads = threads.clamp(1, specs.len().max(1));
     let one = |share: &[SchemeSpec]| -> Outcome {
         let module = sim_core::ptx::compile(src).map_err(|d| {
             TimingError::Internal(d.first().map(|d| d.message.clone()).unwrap_or_else(|| "does not compile".into()))
         })?;
-        Simulation::from_launch(&module, setup, gpu, share, options.clone()).and_then(|mut s| s.run_to_end())
+        let wrap: &dyn Fn(ExecSource) -> Box<dyn CtaSource> =
+            if pipelined { &Pipelined::start } else { &|s| Box::new(s) };
+        Simulation::from_launch_wrapped(&module, setup, gpu, share, options.clone(), wrap)
+            .and_then(|mut s| s.run_to_end())
     };
     if threads == 1 {
         return one(specs);

@@ -83,6 +83,9 @@ pub struct Measured {
     pub executor: Clock,
     /// Peak resident memory of the process during the simulation in KiB (`None`: unknown).
     pub peak_rss_kib: Option<u64>,
+    /// Wall time of the same simulation with the executor on a thread of its own
+    /// (`--pipelined`; `reglab run` with a spare thread).
+    pub pipelined: Option<Duration>,
 }
 
 /// Resets the process's peak resident memory (`VmHWM`) to its current resident memory; false
@@ -101,8 +104,58 @@ fn peak_rss_kib() -> Option<u64> {
 /// One example to simulate: its name, PTX and launch setup (JSON).
 pub type Example<'a> = (&'static str, &'a str, &'a str);
 
-/// Simulates one example (`quick`: a smaller grid) under `scheme` and times it.
-pub fn measure(example: Example<'_>, scheme: &str, gpu: &GpuConfig, quick: bool) -> Result<Measured, String> {
+/// Simulates one example (`quick`: a smaller grid) under `scheme` and times it; with
+/// `pipelined`, simulates it again with the executor on its own thread and times that too
+/// (the two must agree on cycles and warp-instructions).
+pub fn measure(
+    example: Example<'_>,
+    scheme: &str,
+    gpu: &GpuConfig,
+    quick: bool,
+    pipelined: bool,
+) -> Result<Measured, String> {
+    let mut m = measure_once(example, scheme, gpu, quick)?;
+    if pipelined {
+        let (insts, cycles, wall) = measure_pipelined(example, scheme, gpu, quick)?;
+        if (insts, cycles) != (m.warp_instructions, m.cycles) {
+            return Err(format!(
+                "{}: the pipelined executor gave {cycles} cycles and {insts} warp-instructions, not {} and {}",
+                m.name, m.cycles, m.warp_instructions
+            ));
+        }
+        m.pipelined = Some(wall);
+    }
+    Ok(m)
+}
+
+/// The executor on its own thread, ahead of the timing model: (warp-instructions, cycles, wall).
+fn measure_pipelined(
+    example: Example<'_>,
+    scheme: &str,
+    gpu: &GpuConfig,
+    quick: bool,
+) -> Result<(u64, u64, Duration), String> {
+    let (name, ptx, launch) = example;
+    let module = sim_core::ptx::compile(ptx).map_err(|d| format!("{name}: {d:?}"))?;
+    let setup = LaunchSetup::from_json(launch).map_err(|e| format!("{name}: {e:?}"))?;
+    let setup = if quick { super::executor::quick(setup) } else { setup };
+    let options = TimingOptions::default();
+    let program = Program::decode_for(&module, gpu, &options).map_err(|e| format!("{name}: {e}"))?;
+    let values = Simulation::wants_values(&[scheme], &options);
+    let watch = Instant::now();
+    let inner = ExecSource::with_options(&module, &setup, &program, SourceOptions::for_gpu(gpu, values))
+        .map_err(|e| format!("{name}: {e}"))?;
+    let source = crate::commands::pipelined_source::Pipelined::start(inner);
+    let mut sim = Simulation::from_module_source(&module, program, source, gpu, &[scheme], options)
+        .map_err(|e| format!("{name} ({scheme}): {e}"))?;
+    let reports = sim.run_to_end().map_err(|e| format!("{name} ({scheme}): {e}"))?;
+    let wall = watch.elapsed();
+    let r = reports.first().ok_or_else(|| format!("{name}: no report"))?;
+    Ok((r.warp_instructions, r.cycles, wall))
+}
+
+/// One simulation of `example`, the executor's time measured around every CTA it hands over.
+fn measure_once(example: Example<'_>, scheme: &str, gpu: &GpuConfig, quick: bool) -> Result<Measured, String> {
     let (name, ptx, launch) = example;
     let module = sim_core::ptx::compile(ptx).map_err(|d| format!("{name}: {d:?}"))?;
     let setup = LaunchSetup::from_json(launch).map_err(|e| format!("{name}: {e:?}"))?;
@@ -125,5 +178,13 @@ pub fn measure(example: Example<'_>, scheme: &str, gpu: &GpuConfig, quick: bool)
     let wall = Duration::from_secs_f64(spent.get().ms / 1000.0);
     let share = if total.wall.is_zero() { 0.0 } else { wall.as_secs_f64() / total.wall.as_secs_f64() };
     let executor = Clock { wall, cpu: total.cpu.mul_f64(share.min(1.0)) };
-    Ok(Measured { name, warp_instructions: r.warp_instructions, cycles: r.cycles, total, executor, peak_rss_kib })
+    Ok(Measured {
+        name,
+        warp_instructions: r.warp_instructions,
+        cycles: r.cycles,
+        total,
+        executor,
+        peak_rss_kib,
+        pipelined: None,
+    })
 }

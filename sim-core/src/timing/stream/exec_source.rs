@@ -74,6 +74,13 @@ impl ExecSource {
         ExecSource::with_options(module, setup, program, SourceOptions::default())
     }
 
+    /// CTAs handed out unfinished and not yet run to their end ([`CtaSource::more`] may be
+    /// asked of them). While there are none, the next call can only be `next_cta`, so a caller
+    /// may make it ahead of time (`reglab run`'s pipelined executor).
+    pub fn open_ctas(&self) -> usize {
+        self.open.len()
+    }
+
     /// [`ExecSource::new`] with `options` (value summaries, a budget other than the setup's).
     pub fn with_options(
         module: &Module,

@@ -50,7 +50,11 @@ impl Accessed {
         self.bytes = bytes;
         self.addrs.clear();
         if self.enabled {
-            self.addrs.extend(lanes(mask).map(|l| addrs[l]));
+            if mask == u32::MAX {
+                self.addrs.extend_from_slice(addrs);
+            } else {
+                self.addrs.extend(lanes(mask).map(|l| addrs[l]));
+            }
         }
     }
 }
@@ -160,6 +164,23 @@ pub fn addresses(w: &Warp, env: &Env, m: &MemRef) -> Lanes {
     out
 }
 
+/// The lowest and highest address of the lanes in `mask` (`(u64::MAX, 0)` for none). A full
+/// warp is scanned in four independent chains, not one lane after another.
+#[inline]
+fn span(addrs: &Lanes, mask: u32) -> (u64, u64) {
+    if mask != u32::MAX {
+        return lanes(mask).fold((u64::MAX, 0u64), |(lo, hi), l| (lo.min(addrs[l]), hi.max(addrs[l])));
+    }
+    let (mut lo, mut hi) = ([u64::MAX; 4], [0u64; 4]);
+    for chunk in addrs.chunks_exact(4) {
+        for ((l, h), &a) in lo.iter_mut().zip(hi.iter_mut()).zip(chunk) {
+            *l = (*l).min(a);
+            *h = (*h).max(a);
+        }
+    }
+    (lo[0].min(lo[1]).min(lo[2].min(lo[3])), hi[0].max(hi[1]).max(hi[2].max(hi[3])))
+}
+
 /// One window of bytes holding every lane's access, and the address of its first byte.
 fn window<'m>(
     mem: &'m mut MemCtx<'_>,
@@ -168,7 +189,7 @@ fn window<'m>(
     mask: u32,
     size: u32,
 ) -> Option<(&'m mut [u8], u64)> {
-    let (lo, hi) = lanes(mask).fold((u64::MAX, 0u64), |(lo, hi), l| (lo.min(addrs[l]), hi.max(addrs[l])));
+    let (lo, hi) = span(addrs, mask);
     let hi = hi.checked_add(u64::from(size))?;
     let space = match space {
         Some(s) => s,
@@ -197,16 +218,48 @@ pub(super) fn fast_load(
 ) -> Option<Lanes> {
     let size = ty.size_bytes();
     let (bytes, base) = window(mem, space, addrs, mask, size)?;
+    let mut v = match size {
+        4 => gather::<4>(bytes, base, addrs, mask)?,
+        8 => gather::<8>(bytes, base, addrs, mask)?,
+        2 => gather::<2>(bytes, base, addrs, mask)?,
+        1 => gather::<1>(bytes, base, addrs, mask)?,
+        _ => return None,
+    };
+    if ty.is_signed_int() {
+        let sh = 64 - ty.bits().min(64);
+        for lane in lanes(mask) {
+            v[lane] = (((v[lane] << sh) as i64) >> sh) as u64;
+        }
+    }
+    Some(v)
+}
+
+/// Every lane's `N`-byte little-endian value from `bytes` (which starts at address `base`),
+/// zero-extended; `None` if a lane's address is not a multiple of `N` or falls outside.
+#[inline]
+fn gather<const N: usize>(bytes: &[u8], base: u64, addrs: &Lanes, mask: u32) -> Option<Lanes> {
     let mut v = ZERO;
-    let sh = 64 - ty.bits().min(64);
-    let signed = ty.is_signed_int();
-    for lane in lanes(mask) {
-        let off = (addrs[lane] - base) as usize;
-        if off % size as usize != 0 {
+    let mut one = |lane: usize| -> Option<()> {
+        let off = addrs[lane].wrapping_sub(base) as usize;
+        if off % N != 0 {
             return None;
         }
-        let raw = read_le(bytes.get(off..off + size as usize)?);
-        v[lane] = if signed { (((raw << sh) as i64) >> sh) as u64 } else { raw };
+        let raw: [u8; N] = bytes.get(off..off.checked_add(N)?)?.try_into().ok()?;
+        let mut wide = [0u8; 8];
+        if let Some(w) = wide.get_mut(..N) {
+            w.copy_from_slice(&raw);
+        }
+        v[lane] = u64::from_le_bytes(wide);
+        Some(())
+    };
+    if mask == u32::MAX {
+        for lane in 0..32 {
+            one(lane)?;
+        }
+    } else {
+        for lane in lanes(mask) {
+            one(lane)?;
+        }
     }
     Some(v)
 }

@@ -255,12 +255,14 @@ pub fn exec(w: &mut Warp, env: &Env, op: FloatOp, ty: FTy, m: FMode, d: Dst, a: 
     {
         let (av, bv) = (w.read(a, env, ta), w.read(b, env, tb));
         let cv = if op == FloatOp::Fma { w.read(c, env, tc) } else { &ZERO };
-        if ty == FTy::F32 && m == FMode::PLAIN {
-            // The common case as a tight loop.
+        if ty == FTy::F32 && (m == FMode::PLAIN || m == FMode::FTZ) {
+            // The common cases as tight loops (the operation chosen once, not per lane).
+            let ftz = m.ftz;
             match op {
-                FloatOp::Add => lanes2(&mut out, av, bv, |x, y| x + y),
-                FloatOp::Sub => lanes2(&mut out, av, bv, |x, y| x - y),
-                FloatOp::Mul => lanes2(&mut out, av, bv, |x, y| x * y),
+                FloatOp::Add => lanes3::<false>(&mut out, av, bv, cv, ftz, |x, y, _| x + y),
+                FloatOp::Sub => lanes3::<false>(&mut out, av, bv, cv, ftz, |x, y, _| x - y),
+                FloatOp::Mul => lanes3::<false>(&mut out, av, bv, cv, ftz, |x, y, _| x * y),
+                FloatOp::Fma => lanes3::<true>(&mut out, av, bv, cv, ftz, libm::fmaf),
                 _ => {
                     for l in 0..32 {
                         out[l] = f32_lane(op, m, av[l], bv[l], cv[l]);
@@ -278,9 +280,28 @@ pub fn exec(w: &mut Warp, env: &Env, op: FloatOp, ty: FTy, m: FMode, d: Dst, a: 
     w.write(d, &out, mask);
 }
 
-fn lanes2(out: &mut [u64; 32], a: &[u64; 32], b: &[u64; 32], f: impl Fn(f32, f32) -> f32) {
-    for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
-        let r = f(f32::from_bits(x as u32), f32::from_bits(y as u32));
+/// `f` on every lane's `f32` operands (`C`: it reads the third), round to nearest, results
+/// NaN-canonical as [`f32_lane`] gives them; `ftz`: subnormal operands and results flushed to
+/// signed zero.
+fn lanes3<const C: bool>(
+    out: &mut [u64; 32],
+    a: &[u64; 32],
+    b: &[u64; 32],
+    c: &[u64; 32],
+    ftz: bool,
+    f: impl Fn(f32, f32, f32) -> f32,
+) {
+    let flush = |x: f32| if x.is_subnormal() { 0.0f32.copysign(x) } else { x };
+    for (l, o) in out.iter_mut().enumerate() {
+        let (mut x, mut y) = (f32::from_bits(a[l] as u32), f32::from_bits(b[l] as u32));
+        let mut z = if C { f32::from_bits(c[l] as u32) } else { 0.0 };
+        if ftz {
+            (x, y, z) = (flush(x), flush(y), flush(z));
+        }
+        let mut r = f(x, y, z);
+        if ftz {
+            r = flush(r);
+        }
         *o = if r.is_nan() { 0x7FFF_FFFF } else { u64::from(r.to_bits()) };
     }
 }
@@ -288,6 +309,8 @@ fn lanes2(out: &mut [u64; 32], a: &[u64; 32], b: &[u64; 32], f: impl Fn(f32, f32
 impl FMode {
     /// Round to nearest, no flags.
     pub const PLAIN: FMode = FMode { round: Mode::NearestEven, ftz: false, sat: false, relu: false, nan: false };
+    /// Round to nearest, subnormals flushed (`.ftz`).
+    pub const FTZ: FMode = FMode { ftz: true, ..FMode::PLAIN };
 }
 
 #[cfg(test)]
@@ -296,6 +319,53 @@ mod tests {
 
     fn m(round: Mode) -> FMode {
         FMode { round, ..FMode::PLAIN }
+    }
+
+    /// The whole-warp loops of `exec` (add, sub, mul, fma; plain and `.ftz`) give what
+    /// `f32_lane` gives lane by lane, on edge operands: subnormals (flushed or not), signed
+    /// zeros, infinities, NaN (canonical result), a product that rounds to a subnormal, and an
+    /// fma whose exact result differs from the rounded product plus the addend.
+    #[test]
+    fn warp_loops_agree_with_lane_by_lane() {
+        let edge: [u32; 12] = [
+            0x0000_0001, // smallest subnormal
+            0x8040_0000, // negative subnormal
+            0x0000_0000,
+            0x8000_0000,
+            0x7F80_0000, // +inf
+            0xFF80_0000,
+            0x7FC0_0000, // NaN
+            0x3F80_0001, // 1 + ulp
+            0x1F80_0000, // 2^-64: squares to a subnormal
+            0x3F7F_FFFF, // 1 - ulp/2
+            0xBF80_0000, // -1
+            0x4049_0FDB, // pi
+        ];
+        let (mut a, mut b, mut c) = (ZERO, ZERO, ZERO);
+        for l in 0..32 {
+            a[l] = u64::from(edge[l % 12]);
+            b[l] = u64::from(edge[(l * 5 + 3) % 12]);
+            c[l] = u64::from(edge[(l * 7 + 1) % 12]);
+        }
+        for m in [FMode::PLAIN, FMode::FTZ] {
+            for op in [FloatOp::Add, FloatOp::Sub, FloatOp::Mul, FloatOp::Fma] {
+                let mut out = ZERO;
+                let f: fn(f32, f32, f32) -> f32 = match op {
+                    FloatOp::Add => |x, y, _| x + y,
+                    FloatOp::Sub => |x, y, _| x - y,
+                    FloatOp::Mul => |x, y, _| x * y,
+                    _ => libm::fmaf,
+                };
+                if op == FloatOp::Fma {
+                    lanes3::<true>(&mut out, &a, &b, &c, m.ftz, f);
+                } else {
+                    lanes3::<false>(&mut out, &a, &b, &c, m.ftz, f);
+                }
+                for l in 0..32 {
+                    assert_eq!(out[l], f32_lane(op, m, a[l], b[l], c[l]), "{op:?} {m:?} lane {l}");
+                }
+            }
+        }
     }
 
     #[test]

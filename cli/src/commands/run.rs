@@ -108,7 +108,8 @@ pub struct SimFlags {
     #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub quick_waves: u32,
     /// Threads the schemes (the points of a sweep) are spread over, each with its own functional
-    /// run; default: the machine's cores. The reports do not depend on it.
+    /// run; with at least two per scheme, each executor also runs on a thread of its own, ahead
+    /// of its timing model; default: the machine's cores. The reports do not depend on it.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
     pub threads: Option<u32>,
 }

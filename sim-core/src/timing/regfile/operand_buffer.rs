@@ -82,8 +82,10 @@ pub struct OperandBuffers {
     pub write_write: u64,
     /// Released entries, kept for their buffers ([`OperandBuffers::spare_entry`]).
     spare: Vec<ObEntry>,
-    /// The arbitration order of the last cycle (kept for its buffer).
-    order: Vec<(u64, usize)>,
+    /// Entries with bank reads outstanding, as `(seq, slot)` in ascending order: the
+    /// arbitration order, kept as entries arrive instead of sorted every cycle (an entry leaves
+    /// it at the first arbitration after its last bank read was granted or forwarded).
+    waiting: Vec<(u64, usize)>,
 }
 
 impl OperandBuffers {
@@ -116,7 +118,7 @@ impl OperandBuffers {
             read_write: 0,
             write_write: 0,
             spare: Vec::new(),
-            order: Vec::new(),
+            waiting: Vec::new(),
         }
     }
 
@@ -142,7 +144,13 @@ impl OperandBuffers {
 
     /// Puts `entry` in slot `cu` at the back of scheduler `s`'s FIFO.
     pub fn push(&mut self, s: u32, cu: CuId, entry: ObEntry) {
-        self.queued += entry.sources.iter().filter(|x| matches!(x.1, Source::Bank(_))).count();
+        let banked = entry.sources.iter().filter(|x| matches!(x.1, Source::Bank(_))).count();
+        self.queued += banked;
+        if banked > 0 {
+            let key = (entry.seq, cu as usize);
+            let at = self.waiting.partition_point(|&k| k < key);
+            self.waiting.insert(at, key);
+        }
         if let Some(slot) = self.slots.get_mut(cu as usize) {
             *slot = Some(entry);
         }
@@ -177,14 +185,12 @@ impl OperandBuffers {
         if self.queued == 0 {
             return;
         }
-        let mut order = core::mem::take(&mut self.order);
-        order.clear();
-        order.extend(
-            self.slots.iter().enumerate().filter_map(|(i, e)| e.as_ref().filter(|e| e.waiting()).map(|e| (e.seq, i))),
-        );
-        order.sort_unstable();
-        for &(_, i) in &order {
+        let mut order = core::mem::take(&mut self.waiting);
+        for &(seq, i) in &order {
             let Some(Some(e)) = self.slots.get_mut(i) else { continue };
+            if e.seq != seq {
+                continue;
+            }
             for src in e.sources.iter_mut() {
                 let Source::Bank(b) = src.1 else { continue };
                 if !self.conflict_free {
@@ -205,7 +211,9 @@ impl OperandBuffers {
                 self.reads += 1;
             }
         }
-        self.order = order;
+        let slots = &self.slots;
+        order.retain(|&(seq, i)| matches!(slots.get(i), Some(Some(e)) if e.seq == seq && e.waiting()));
+        self.waiting = order;
     }
 
     /// Marks source `key` of every waiting entry of scheduler `s` as delivered (a value

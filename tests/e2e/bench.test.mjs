@@ -142,3 +142,66 @@ test('timing model on the bundled examples in the browser worker (figures report
   );
   writeFileSync(join(artifactsDir, 'bench-timing.json'), JSON.stringify(doc, null, 2) + '\n');
 });
+
+// Every registered scheme, one at a time, on the reduction example with `reglab bench`'s launch:
+// the timing model's rate in the browser worker beside `reglab bench --all-schemes`'s native one
+// (the same warp-instructions, asserted). `compression` tunes its floats in the page (the launch
+// is known there) and not in `reglab bench`, so its page figure includes that search's
+// functional runs (reported, never asserted as a time).
+test('every scheme in the browser worker on the reduction example (figures reported)', async (t) => {
+  const cli = nativeCli();
+  const example = 'reduction';
+  const out = execFileSync(cli, ['bench', '--json', '--repeat', '1', '--gpu', GPU, '--only', example, '--all-schemes'], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+  });
+  const native = Object.fromEntries(JSON.parse(out).schemes.map((s) => [s.scheme, s]));
+  const launch = readFileSync(join(repoRoot, 'tests', 'cases', 'exec', 'examples', `${example}.launch.json`), 'utf8');
+  const parsed = JSON.parse(launch);
+  const { page, problems, close } = await openLab(browser, site.url);
+  const schemes = [];
+  try {
+    await page.selectOption('#gpu-preset', GPU);
+    await loadExample(page, example, parsed.kernel ?? parsed.launches[0].kernel);
+    await setLaunchJson(page, launch);
+    const names = [];
+    for (const box of await page.locator('#run-schemes input[type=checkbox]').all()) {
+      names.push(await box.getAttribute('value'));
+    }
+    assert.ok(names.length >= 15, `the page lists ${names.length} schemes`);
+    for (const name of names) {
+      await chooseSchemes(page, [name]);
+      await runToResults(page, 600_000);
+      const summary = await readSummary(page);
+      assert.deepEqual(Object.keys(summary), [name]);
+      const host = page.locator('#run-host-time');
+      const attr = async (a) => Number(await host.getAttribute(`data-${a}`));
+      const insts = summary[name].warpInstructions;
+      assert.equal(await attr('timing-warp-instructions'), insts, name);
+      const n = native[name];
+      assert.ok(n, `reglab bench --all-schemes has no ${name}`);
+      assert.equal(insts, n.warp_instructions, `${name}: warp-instructions, wasm vs native`);
+      const s = {
+        scheme: name,
+        warp_instructions: insts,
+        cycles: summary[name].cycles,
+        total_ms: await attr('total-ms'),
+        timing_model_ms: await attr('timing-model-ms'),
+        warp_instructions_per_second: rate(insts, await attr('timing-model-ms')),
+        end_to_end_warp_instructions_per_second: rate(insts, await attr('total-ms')),
+        native_warp_instructions_per_second: n.warp_instructions_per_second,
+        native_end_to_end_warp_instructions_per_second: n.end_to_end_warp_instructions_per_second,
+      };
+      schemes.push(s);
+      t.diagnostic(
+        `${name}: timing model ${mega(s.warp_instructions_per_second)}/s in wasm, ${mega(s.native_warp_instructions_per_second)}/s native; ` +
+          `end to end ${mega(s.end_to_end_warp_instructions_per_second)}/s in wasm, ${mega(s.native_end_to_end_warp_instructions_per_second)}/s native`,
+      );
+    }
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+  const doc = { gpu: GPU, example, unit: 'warp-instructions per host second', schemes };
+  writeFileSync(join(artifactsDir, 'bench-schemes.json'), JSON.stringify(doc, null, 2) + '\n');
+});

@@ -39,6 +39,16 @@ fn scratch(name: &str, text: &str) -> PathBuf {
     dir.join(name)
 }
 
+/// A launch of `tests/cases/exec/division_by_zero.ptx` (4 threads per CTA, divisor 0) over
+/// `ctas` CTAs, written to a scratch file: its path.
+fn division_by_zero_launch(ctas: u32) -> String {
+    let json = format!(
+        r#"{{"kernel": "k", "grid": [{ctas}], "block": [4],
+            "params": [{{"buffer": {{"type": "u32", "len": 8, "init": "zeros"}}}}, {{"scalar": {{"type": "s32", "value": 0}}}}]}}"#
+    );
+    scratch(&format!("division_by_zero_{ctas}.launch.json"), &json).to_string_lossy().into_owned()
+}
+
 #[test]
 fn every_example_prints_the_same_with_the_executor_on_its_own_thread() {
     let examples = ["vector_add", "matmul_tiled", "reduction", "hotspot", "imgvf", "histogram", "saxpy"];
@@ -88,12 +98,7 @@ fn a_cta_handed_out_in_pieces_prints_the_same() {
 /// every CTA; the report gives the count of the whole run, not of the CTAs run ahead or behind.
 #[test]
 fn notices_are_those_of_the_ctas_the_timing_model_took() {
-    let launch = scratch(
-        "division_by_zero.launch.json",
-        r#"{"kernel": "k", "grid": [64], "block": [4],
-            "params": [{"buffer": {"type": "u32", "len": 8, "init": "zeros"}}, {"scalar": {"type": "s32", "value": 0}}]}"#,
-    );
-    let launch = launch.to_string_lossy().into_owned();
+    let launch = division_by_zero_launch(64);
     let args = ["run", "tests/cases/exec/division_by_zero.ptx", "--launch", &launch, "--json"];
     let (code, out, err) = same_on_one_and_two_threads(&args);
     assert_eq!(code, 0, "{err}");
@@ -124,12 +129,7 @@ fn a_budget_that_runs_out_part_way_fails_the_same_way() {
 /// taken, and nothing of them (notices, counts) shows in the report.
 #[test]
 fn a_run_stopped_at_its_cycle_budget_prints_the_same() {
-    let launch = scratch(
-        "division_by_zero_many.launch.json",
-        r#"{"kernel": "k", "grid": [4096], "block": [4],
-            "params": [{"buffer": {"type": "u32", "len": 8, "init": "zeros"}}, {"scalar": {"type": "s32", "value": 0}}]}"#,
-    );
-    let launch = launch.to_string_lossy().into_owned();
+    let launch = division_by_zero_launch(4096);
     let args = ["run", "tests/cases/exec/division_by_zero.ptx", "--launch", &launch, "--max-cycles", "3000", "--json"];
     let (code, out, err) = same_on_one_and_two_threads(&args);
     assert_eq!(code, 0, "{err}");

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use sim_core::exec::LaunchSetup;
 use sim_core::gpu::GpuConfig;
+use sim_core::ir::Module;
 use sim_core::timing::stream::exec_source::{ExecSource, SourceOptions};
 use sim_core::timing::stream::timed_source::TimedSource;
 use sim_core::timing::{Program, Simulation, TimingOptions};
@@ -135,16 +136,9 @@ fn measure_pipelined(
     gpu: &GpuConfig,
     quick: bool,
 ) -> Result<(u64, u64, Duration), String> {
-    let (name, ptx, launch) = example;
-    let module = sim_core::ptx::compile(ptx).map_err(|d| format!("{name}: {d:?}"))?;
-    let setup = LaunchSetup::from_json(launch).map_err(|e| format!("{name}: {e:?}"))?;
-    let setup = if quick { super::executor::quick(setup) } else { setup };
-    let options = TimingOptions::default();
-    let program = Program::decode_for(&module, gpu, &options).map_err(|e| format!("{name}: {e}"))?;
-    let values = Simulation::wants_values(&[scheme], &options);
+    let name = example.0;
+    let (module, program, inner, options) = prepare(example, scheme, gpu, quick)?;
     let watch = Instant::now();
-    let inner = ExecSource::with_options(&module, &setup, &program, SourceOptions::for_gpu(gpu, values))
-        .map_err(|e| format!("{name}: {e}"))?;
     let source = crate::commands::pipelined_source::Pipelined::start(inner);
     let mut sim = Simulation::from_module_source(&module, program, source, gpu, &[scheme], options)
         .map_err(|e| format!("{name} ({scheme}): {e}"))?;
@@ -154,8 +148,14 @@ fn measure_pipelined(
     Ok((r.warp_instructions, r.cycles, wall))
 }
 
-/// One simulation of `example`, the executor's time measured around every CTA it hands over.
-fn measure_once(example: Example<'_>, scheme: &str, gpu: &GpuConfig, quick: bool) -> Result<Measured, String> {
+/// `example` compiled and decoded for `gpu`, with the executor started on its launch (`quick`:
+/// a smaller grid) as `scheme`'s timing run needs it, and the timing options.
+fn prepare(
+    example: Example<'_>,
+    scheme: &str,
+    gpu: &GpuConfig,
+    quick: bool,
+) -> Result<(Module, Program, ExecSource, TimingOptions), String> {
     let (name, ptx, launch) = example;
     let module = sim_core::ptx::compile(ptx).map_err(|d| format!("{name}: {d:?}"))?;
     let setup = LaunchSetup::from_json(launch).map_err(|e| format!("{name}: {e:?}"))?;
@@ -163,8 +163,15 @@ fn measure_once(example: Example<'_>, scheme: &str, gpu: &GpuConfig, quick: bool
     let options = TimingOptions::default();
     let program = Program::decode_for(&module, gpu, &options).map_err(|e| format!("{name}: {e}"))?;
     let values = Simulation::wants_values(&[scheme], &options);
-    let inner = ExecSource::with_options(&module, &setup, &program, SourceOptions::for_gpu(gpu, values))
+    let source = ExecSource::with_options(&module, &setup, &program, SourceOptions::for_gpu(gpu, values))
         .map_err(|e| format!("{name}: {e}"))?;
+    Ok((module, program, source, options))
+}
+
+/// One simulation of `example`, the executor's time measured around every CTA it hands over.
+fn measure_once(example: Example<'_>, scheme: &str, gpu: &GpuConfig, quick: bool) -> Result<Measured, String> {
+    let name = example.0;
+    let (module, program, inner, options) = prepare(example, scheme, gpu, quick)?;
     let (source, spent) = TimedSource::new(inner, wall_ms);
     let source = Box::new(source);
     let reset = reset_peak_rss();

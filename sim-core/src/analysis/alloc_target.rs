@@ -16,8 +16,14 @@
 //! that minimum, and every target from sm_70 on reports 2 + 2 = 4 for a kernel that computes
 //! nothing (`ret;` alone: 2 registers on sm_52 and sm_61, 4 on sm_70 … sm_90). Turing and later keep warp-uniform integer values in uniform registers, which
 //! the count leaves out (see `alloc_uniform`).
+//!
+//! Read in sm_52 machine code (ptxas 12.6, disassembled with nvdisasm 11.8 from Debian's
+//! `nvidia-cuda-toolkit`, the newest that still reads Maxwell): a generic load or store (no state
+//! space) through a pointer converts the pointer first (`LEA R2.CC, R0, RZ; LEA.HI.X P0, R3, R0,
+//! RZ, R3`: a new pair beside the old high half) and then uses `LD.E`/`ST.E`; ZLUDA's `prmt` test
+//! kernel takes 8 registers with generic accesses and 7 with `.global` ones.
 
-use crate::ir::{Inst, Module, Opcode, Operand, Precision, Type};
+use crate::ir::{Address, AddressBase, Inst, Module, Opcode, Operand, Precision, Type};
 
 /// The GPU generation the estimate is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,6 +68,16 @@ impl AllocTarget {
     /// Turing and later have uniform registers, which `ptxas -v` does not count.
     pub fn has_uniform_registers(self) -> bool {
         self.sm >= 75
+    }
+
+    /// Whether ptxas places the operands of one instruction in different register banks where
+    /// it can (Maxwell and Pascal: four banks, register index mod 4). Read in sm_52 code: ZLUDA's
+    /// `prmt` kernel with `.global` accesses loads its second operand into R5 with R4 free, as
+    /// `PRMT R0, R0, 0x7604, R5` then reads R0 and R5 from different banks; a grid-stride vector
+    /// add keeps `%nctaid.x` in R9 with R8 free, beside R0 in `XMAD R0, R9, c[0x0][0x8], R0`.
+    /// Not modelled from Volta on (two banks there, not read).
+    pub fn avoids_bank_conflicts(self) -> bool {
+        self.sm < 70
     }
 
     /// The register reserved in every kernel (the stack pointer R1).
@@ -145,7 +161,16 @@ impl AllocTarget {
             Mul | Mad if old && !imm && inst.mods.mul_mode == Some(crate::ir::MulMode::Wide) => 5,
             Mul | Mad | Mul24 | Mad24 if old && !imm && ty.is_some_and(Type::is_integer) => 1,
             Cvt if old && inst.types.iter().any(|t| t == Type::F64) && inst.types.iter().any(|t| t != Type::F64) => 2,
+            // Generic (no state space) access before sm_70: ptxas converts the 64-bit address
+            // with `LEA Rlo.CC, Rsrc, RZ; LEA.HI.X P0, Rhi, Rsrc, RZ, Rsrc_hi` into a new aligned
+            // pair while the source's high half is still held: one register more.
+            Ld | Ldu | St | Atom | Red if old && inst.mods.space.is_none() && register_address(inst) => 1,
             _ => 0,
         }
     }
+}
+
+/// Whether `inst` reads memory at an address held in a register.
+fn register_address(inst: &Inst) -> bool {
+    inst.uses().iter().any(|op| matches!(op, Operand::Address(Address { base: AddressBase::Reg(_), .. })))
 }

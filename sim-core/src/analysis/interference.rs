@@ -24,6 +24,9 @@ use crate::ir::{Body, Handle, Inst};
 /// no register) and the instruction of each scratch node.
 pub(crate) struct Graph {
     pub adj: Vec<Vec<u32>>,
+    /// Per web, the webs an arithmetic instruction reads together with it (register-bank
+    /// neighbours, see [`Groups::colour`]).
+    pub co_read: Vec<Vec<u32>>,
     pub units: Vec<u32>,
     pub scratch: Vec<Handle<Inst>>,
     live_out: super::bitset::BitMatrix,
@@ -48,12 +51,31 @@ impl Graph {
         sinks.iter().for_each(|&(_, w)| units[w as usize] = values.units[w as usize]);
         let effects = web_effects(body, du, values, &sink_at, &units);
         let live = solve(body, cfg, &effects, &Boundary::default());
-        let mut g = Graph { adj: vec![Vec::new(); n], units, scratch: Vec::new(), live_out: live.inst_out };
+        let mut g = Graph {
+            adj: vec![Vec::new(); n],
+            co_read: vec![Vec::new(); n],
+            units,
+            scratch: Vec::new(),
+            live_out: live.inst_out,
+        };
         for (ih, inst) in body.insts.iter() {
             let live_in: Vec<u32> = live.inst_in.row(ih.index()).iter().map(|w| w as u32).collect();
             g.instruction_edges(ih, inst, &effects, &live_in, &sink_at[ih.index()], target);
         }
-        for a in &mut g.adj {
+        for (ih, inst) in body.insts.iter() {
+            if !crate::analysis::latency_schedule::is_pure(inst) {
+                continue;
+            }
+            let reads: Vec<u32> = effects.uses(ih).iter().map(|r| r.0).collect();
+            for &a in &reads {
+                for &b in &reads {
+                    if a != b {
+                        g.co_read[a as usize].push(b);
+                    }
+                }
+            }
+        }
+        for a in g.adj.iter_mut().chain(g.co_read.iter_mut()) {
             a.sort_unstable();
             a.dedup();
         }
@@ -205,7 +227,18 @@ impl Groups {
     }
 
     /// Greedy colouring in `order`; returns each group's first register.
-    pub fn colour(&mut self, order: &[u32], reserved: u32) -> Vec<Option<u32>> {
+    ///
+    /// With `co_read` (each web's register-bank neighbours, [`Graph::co_read`]), a group takes,
+    /// among the free runs from its lowest one up to one round of the four banks further, the
+    /// first whose banks no already-coloured neighbour occupies (the lowest free run if none).
+    pub fn colour(&mut self, order: &[u32], reserved: u32, co_read: Option<&[Vec<u32>]>) -> Vec<Option<u32>> {
+        let banks = co_read.map(|co| {
+            let mut members: Vec<Vec<u32>> = vec![Vec::new(); self.n];
+            for w in 0..self.n as u32 {
+                members[self.find_const(w) as usize].push(w);
+            }
+            (co, members)
+        });
         let mut start: Vec<Option<u32>> = vec![None; self.n];
         let mut busy: Vec<bool> = Vec::new();
         for &g in order {
@@ -240,9 +273,28 @@ impl Groups {
             } else {
                 1
             };
+            let free = |s: u32| !(s..s + size).any(|r| busy.get(r as usize).copied().unwrap_or(false));
             let mut s = 0u32;
-            while (s..s + size).any(|r| busy.get(r as usize).copied().unwrap_or(false)) {
+            while !free(s) {
                 s += align;
+            }
+            if let Some((co, members)) = banks.as_ref() {
+                // Register banks (index mod 4 before Volta): a value avoids the banks of values
+                // an instruction reads together with it, if a free register within the next
+                // round of banks allows it (see `AllocTarget::register_banks`).
+                let mut taken = [false; 4];
+                for &w in members.get(g as usize).map_or(&[][..], |v| v.as_slice()) {
+                    for &x in co.get(w as usize).map_or(&[][..], |v| v.as_slice()) {
+                        let x = self.find_const(x) as usize;
+                        if let Some(xs) = start[x].filter(|_| x != g as usize) {
+                            (xs..xs + self.units[x]).for_each(|r| taken[(r % 4) as usize] = true);
+                        }
+                    }
+                }
+                let clash = |s: u32| (s..s + size).any(|r| taken[(r % 4) as usize]);
+                if let Some(t) = (s..s + 4).step_by(align as usize).find(|&t| free(t) && !clash(t)) {
+                    s = t;
+                }
             }
             start[g as usize] = Some(s);
         }

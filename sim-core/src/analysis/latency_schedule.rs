@@ -110,6 +110,11 @@ fn mem_kind(inst: &Inst) -> MemKind {
     }
 }
 
+/// Whether `inst` only computes its results (no memory access, no synchronisation).
+pub fn is_pure(inst: &Inst) -> bool {
+    mem_kind(inst) == MemKind::Pure
+}
+
 /// Whether `inst` writes memory other than shared memory, synchronises, calls or has any other
 /// effect (ptxas unrolls loops that store to shared memory only, not ones that store to global
 /// memory or synchronise: measured with ptxas 12.6 on sm_52 … sm_80).

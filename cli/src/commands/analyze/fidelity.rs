@@ -348,7 +348,14 @@ unless it has `.pragma \"nounroll\"`, a register step, a global store or a barri
 block's loads and the address arithmetic they need are issued as early as their operands and
 the memory they may alias allow, within the registers that still allow full occupancy (32 per
 thread on sm_52 and sm_80, `latency_schedule.rs`). Before this schedule the estimate had median
-0.96 of ptxas and 66% of kernels within ±15%. An estimate above
+0.96 of ptxas and 66% of kernels within ±15%. Read in sm_52 machine code (ptxas 12.6's cubins
+disassembled with nvdisasm 11.8, the newest that reads Maxwell, from Debian bookworm's non-free
+`nvidia-cuda-toolkit`): before sm_70 ptxas keeps the operands of one instruction in different
+register banks (index mod 4) where a free register allows it, which the colouring follows (a
+value takes the first free register within one round of banks above its lowest that no register
+read with it occupies); and a generic load or store converts its 64-bit address into a new pair
+first (`LEA`/`LEA.HI.X`), one scratch register. Before these two rules the estimate had 73%
+within ±15% and 86% within ±25% (p10 0.77), after them 75% and 89% (p10 0.80). An estimate above
 the target's maximum (255 registers per thread) is capped there, and the excess is reported as
 spill bytes (4 per register), as `ptxas -v` would show spill stores. Files without any `.entry`
 have no rows.
@@ -359,9 +366,14 @@ of counted loops are not modelled; on sm_52 and sm_61 ptxas hoists shared-memory
 kernels and not in others (`latency_schedule.rs` gives the measurements; every load is hoisted);
 ptxas narrows 64-bit arithmetic it can prove small and computes shared-memory addresses in 32
 bits (narrowing shared-memory addresses was tried again with the loads-first schedule: the share
-within ±15% fell from 72% to 61%, so it is not in the estimate); small kernels with a loop come out two
-registers under ptxas on sm_52 (a synthetic grid-stride loop: 6 against 8; not explained without
-a disassembler for sm_52). Over the budget ptxas schedules for registers: on sm_52 its counts
+within ±15% fell from 72% to 61%, so it is not in the estimate). If-conversion was tried (short
+if-then and if-then-else arms predicated into the branch's block, as the sm_52 code of the SDK
+reductions shows, so both guarded global loads issue together): alone it lowered the share
+within ±15% from 73% to 68% (the double `reduce5` kernels reached ptxas's 14, the float ones rose
+from 10 to 12 with 64-bit shared addresses), with shared addresses narrowed it gave 73% and 89%
+within ±25%; neither is in the estimate. ptxas also keeps the registers a memory instruction
+reads out of the results of the next few instructions (read in sm_52 code: the in-flight store's
+data register is skipped), which is not modelled. Over the budget ptxas schedules for registers: on sm_52 its counts
 pile up at 28–32, and kernels whose PTX order needs 36–42 come out there; the estimate keeps the
 PTX order's count for those.
 
@@ -369,9 +381,7 @@ The ten worst, read by hand: the two `synthetic__cnp` kernels call `cudaGetParam
 `cudaLaunchDevice` through the ABI (arguments and results in fixed registers, values live across
 a call in callee-saved ones), which the estimate does not reserve; `vector_add_scalar.debug` and
 `vectorAdd_sm80_debug` are compiled with `.target …, debug`, where ptxas keeps every PTX value in
-its own register; `VecAdd_kernel` (vectorAdd_kernel64) forms three 64-bit addresses from one
-index with generic loads inside a grid-stride loop whose step is a register (left rolled), which
-ptxas most likely pipelines (not checked in SASS: nvdisasm no longer reads sm_52); `postprocess`
+its own register; `postprocess`
 (path_tracer) is branchy integer code (a software `powf`, 126 predicates) that ptxas if-converts
 into long blocks; `convolutionRowGPU` and `convolutionColumnGPU` sum seventeen shared-memory
 loads, which ptxas on sm_52 leaves in place and the schedule hoists (the driver's JIT for sm_90
@@ -379,7 +389,9 @@ hoists them: 24 registers for the row filter); `histogram64Kernel` loops over se
 unrolled by the model) that ptxas unrolls; `transposeNaive` loops over four global loads, each
 stored before the next (the model keeps each load after the store before it and leaves the loop
 rolled, as ptxas left a synthetic loop with a global store; ptxas's 22 shows it does more here, not
-read in SASS). Empty kernels are no longer among them: from sm_70 on ptxas reports
+read in SASS); the Kokkos `ViewCopy` kernel (sm_80) has up to 47 PTX units live, where ptxas
+allocates 30 and the estimate 18, as it keeps fewer 64-bit index values in registers than ptxas
+(not read in SASS). Empty kernels are no longer among them: from sm_70 on ptxas reports
 4 registers for `ret;` alone, which the estimate gives.
 
 Ratio = ours / ptxas; \"within ±15%\" counts kernels with 0.85 ≤ ratio ≤ 1.15. The baseline row is

@@ -281,7 +281,7 @@ impl Groups {
             if let Some((co, members)) = banks.as_ref() {
                 // Register banks (index mod 4 before Volta): a value avoids the banks of values
                 // an instruction reads together with it, if a free register within the next
-                // round of banks allows it (see `AllocTarget::register_banks`).
+                // round of banks allows it (see `AllocTarget::avoids_bank_conflicts`).
                 let mut taken = [false; 4];
                 for &w in members.get(g as usize).map_or(&[][..], |v| v.as_slice()) {
                     for &x in co.get(w as usize).map_or(&[][..], |v| v.as_slice()) {

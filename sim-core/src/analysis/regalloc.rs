@@ -67,9 +67,11 @@ impl Allocation {
     /// Allocates registers for `kernel`; with `uniformity`, on targets that have them, warp-uniform
     /// integer values take uniform registers, which the count leaves out (as
     /// [`super::KernelAnalysis`] does). The count also follows ptxas's early loads of parameters
-    /// (`AllocTarget::hoists_constants`). The physical registers ([`Self::physical`], which the
-    /// timing model's banks see) stay those of the allocation without these two refinements, so
-    /// that they change occupancy only, not which bank a value sits in.
+    /// (`AllocTarget::hoists_constants`) and, before Volta, its register-bank spacing of one
+    /// instruction's operands (`AllocTarget::avoids_bank_conflicts`). The physical registers
+    /// ([`Self::physical`], which the timing model's banks see) stay those of the allocation
+    /// without these refinements, so that they change occupancy only, not which bank a value
+    /// sits in.
     #[allow(clippy::too_many_arguments, reason = "the analyses the allocation reads, as in compute")]
     pub fn compute_uniform(
         kernel: &Function,

@@ -107,7 +107,9 @@ test('Cancel stops a long run and the page stays usable', async () => {
 test('Quick estimate samples a large grid, says so, and gives the CLI\'s estimate', async () => {
   const { page, problems, close } = await openPage();
   try {
-    // Vector add over 65535 CTAs: about 3 waves of them are timed, one wave in every k.
+    // Vector add over 65535 CTAs: about 3 waves of them are timed, one wave in every k. Only the
+    // first 16 CTAs have elements (4096), so the first wave holds more work than the others: the
+    // sample spreads over 10% and is timed again with 6, then 12 waves (1170 CTAs, every 60th wave).
     await page.locator('#grid-0').fill('65535');
     await chooseSchemes(page, ['baseline']);
     await page.locator('#quick-button').click();
@@ -115,7 +117,7 @@ test('Quick estimate samples a large grid, says so, and gives the CLI\'s estimat
     const line = await page.locator('#quick-estimate li').textContent();
     const m = line.match(/timed every \d+\w\w wave of CTAs \((\d+) of 65535, \d+ waves\); whole run ≈ (\d+) cycles/);
     assert.ok(m, line);
-    assert.ok(Number(m[1]) < 1000, line);
+    assert.ok(Number(m[1]) < 2000, line);
     // The same launch from the command line gives the same sample and estimate.
     const gpu = (await page.locator('#run-gpu strong').textContent()).split(' · ')[0];
     const shipped = JSON.parse(readFileSync(join(repoRoot, 'static/examples/vector_add.launch.json'), 'utf8'));

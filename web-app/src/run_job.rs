@@ -168,12 +168,37 @@ pub fn execute(req: &RunRequest, mut progress: impl FnMut(RunProgress)) -> Resul
         let first = checked.diagnostics.first().map(|d| d.message.clone()).unwrap_or_default();
         RunFailure::new("compile", first)
     })?;
-    let gpu = &req.gpu;
     if req.schemes.is_empty() {
         return Err(RunFailure::new("scheme", "choose at least one register-file scheme"));
     }
-    let launch = &req.launch;
-    sim_core::exec::plan::plan(&module, launch).map_err(|e| RunFailure::new("invalid_launch", e.message))?;
+    sim_core::exec::plan::plan(&module, &req.launch).map_err(|e| RunFailure::new("invalid_launch", e.message))?;
+    if !req.quick {
+        return time_schemes(&module, req, &req.schemes, None, &mut progress);
+    }
+    // Quick mode: a scheme whose sample did not settle is timed again with more waves; the host
+    // time of every try counts.
+    let mut host = HostTiming::default();
+    let reports = sim_core::timing::quick_sample::refine(req.schemes.len(), QUICK_WAVES, |waves, which| {
+        let schemes: Vec<SchemeSpec> = which.iter().filter_map(|&i| req.schemes.get(i).cloned()).collect();
+        let out = time_schemes(&module, req, &schemes, Some(waves), &mut progress)?;
+        host.total_ms += out.host.total_ms;
+        host.executor_ms += out.host.executor_ms;
+        host.timing_warp_instructions += out.host.timing_warp_instructions;
+        host.executor_warp_instructions += out.host.executor_warp_instructions;
+        Ok(out.reports)
+    })?;
+    Ok(RunOutput { reports, host })
+}
+
+/// Times `schemes` of `req` on `module` (quick mode with `quick_waves` waves, or in full).
+fn time_schemes(
+    module: &sim_core::ir::Module,
+    req: &RunRequest,
+    schemes: &[SchemeSpec],
+    quick_waves: Option<u32>,
+    progress: &mut impl FnMut(RunProgress),
+) -> Result<RunOutput, RunFailure> {
+    let (gpu, launch, module) = (&req.gpu, &req.launch, module);
     let from_timing = |e: TimingError| from_timing(e, &req.ptx);
     let options = TimingOptions {
         sample_interval_cycles: SAMPLE_INTERVAL_CYCLES,
@@ -181,13 +206,13 @@ pub fn execute(req: &RunRequest, mut progress: impl FnMut(RunProgress)) -> Resul
         // DeMO's potential on every baseline (issue 26): the single-use memory values' accesses
         // and the bank conflicts they are involved in, shown before the user picks DeMO.
         single_use_attribution: req.schemes.iter().any(|s| s.scheme == "baseline"),
-        quick_waves: req.quick.then_some(QUICK_WAVES),
+        quick_waves,
         ..TimingOptions::default()
     };
-    let program = Program::decode_for(&module, gpu, &options).map_err(|m| from_timing(TimingError::Internal(m)))?;
-    let values = req.record_values || Simulation::wants_values(&req.schemes, &options);
+    let program = Program::decode_for(module, gpu, &options).map_err(|m| from_timing(TimingError::Internal(m)))?;
+    let values = req.record_values || Simulation::wants_values(schemes, &options);
     let source_options = SourceOptions::for_gpu(gpu, values);
-    let mut source = ExecSource::with_options(&module, launch, &program, source_options)
+    let mut source = ExecSource::with_options(module, launch, &program, source_options)
         .map_err(|e| from_timing(TimingError::Source(e.into())))?;
     if let Some(waves) = options.quick_waves {
         source.sample_waves(&program, gpu, waves);
@@ -199,11 +224,11 @@ pub fn execute(req: &RunRequest, mut progress: impl FnMut(RunProgress)) -> Resul
     let mut tuning = |t: TuningStep| progress(RunProgress { tuning: Some(t), ..RunProgress::default() });
     let scheme_launch = SchemeLaunch { setup: launch, tuning_progress: Some(&mut tuning) };
     let mut sim = Simulation::from_module_source_launch_progress(
-        &module,
+        module,
         program,
         Box::new(source),
         gpu,
-        &req.schemes,
+        schemes,
         options,
         scheme_launch,
     )

@@ -65,24 +65,62 @@ fn any_number_of_workers_gives_the_one_run_reports_byte_for_byte() {
     assert_eq!(json(4), one);
 }
 
-/// Quick mode samples the same CTAs whichever schemes a worker holds (virtual-thread admits more
-/// CTAs than the slots; the sample does not follow it): vector add, 200 CTAs of 256 threads on
-/// one SM of fermi-gtx480 (1536 threads → 6 CTAs per SM) → 3 waves = 18: one wave of 6 in every
-/// 200 / 18 = 11 waves (66 CTAs): 3 × 6 + the 2 CTAs left of the fourth = 20 of 200, in one run
-/// or in two workers alike.
-#[test]
-fn quick_runs_sample_the_same_ctas_in_any_worker() {
+/// Vector add over `n` elements on `ctas` CTAs of 256 threads, one SM of fermi-gtx480.
+fn quick_vector_add(ctas: u32, n: u32) -> RunRequest {
     let mut req = vector_add(&["baseline", "virtual-thread", "rfc-ob"]);
-    req.launch.grid = vec![200, 1, 1];
+    let spec = format!(
+        r#"{{"kernel": "_Z6vecAddPKfS0_Pfi", "grid": [{ctas}], "block": [256],
+            "params": [{{"buffer": {{"type": "f32", "len": {n}, "init": "random:1"}}}},
+                       {{"buffer": {{"type": "f32", "len": {n}, "init": "random:2"}}}},
+                       {{"buffer": {{"type": "f32", "len": {n}, "init": "zeros"}}}},
+                       {{"scalar": {{"type": "s32", "value": {n}}}}}]}}"#
+    );
+    req.launch = LaunchSetup::from_json(&spec).unwrap_or_else(|e| unreachable!("{e}"));
     req.gpu.core.sm_count = 1;
     req.quick = true;
+    req
+}
+
+/// Quick mode samples the same CTAs whichever schemes a worker holds (virtual-thread admits more
+/// CTAs than the slots; the sample does not follow it): vector add over 51 200 elements (every
+/// CTA works), 200 CTAs of 256 threads on one SM of fermi-gtx480 (1536 threads → 6 CTAs per SM)
+/// → 3 waves = 18: one wave of 6 in every 200 / 18 = 11 waves (66 CTAs): 3 × 6 + the 2 CTAs
+/// left of the fourth = 20 of 200, in one run or in two workers alike; its waves agree, so it is
+/// not refined.
+#[test]
+fn quick_runs_sample_the_same_ctas_in_any_worker() {
+    let req = quick_vector_add(200, 200 * 256);
     let one = run_pooled(&req, 1, |_, _| {}).unwrap_or_else(|f| unreachable!("{f:?}")).reports;
     let two = run_pooled(&req, 2, |_, _| {}).unwrap_or_else(|f| unreachable!("{f:?}")).reports;
     assert_eq!(one, two);
     for r in &one {
-        let sample = r.sample.as_ref().map(|s| (s.simulated_ctas, s.every, s.total_ctas));
-        assert_eq!(sample, Some((20, 11, 200)), "{}", r.scheme);
+        let sample = r.sample.as_ref().map(|s| (s.simulated_ctas, s.every, s.total_ctas, s.refinements));
+        assert_eq!(sample, Some((20, 11, 200, 0)), "{}", r.scheme);
     }
+}
+
+/// Over 4 096 elements only CTAs 0–15 work, so the 3-wave sample (CTAs 0–5 work, 66–71, 132–137
+/// and 198–199 do not) spreads far over 10%: timed again with 6 waves (every 200 / 36 = 5: 6
+/// periods of 30 CTAs → 36 + 6 = 42 CTAs), still spread (only its first wave works), then with
+/// 12 (every 200 / 72 = 2: 16 periods of 12 → 96 + 6 = 102 CTAs), the last refinement. The
+/// same in one worker or two.
+#[test]
+fn quick_runs_refine_a_sample_that_does_not_settle_alike_in_any_worker() {
+    let req = quick_vector_add(200, 4096);
+    let one = run_pooled(&req, 1, |_, _| {}).unwrap_or_else(|f| unreachable!("{f:?}")).reports;
+    let two = run_pooled(&req, 2, |_, _| {}).unwrap_or_else(|f| unreachable!("{f:?}")).reports;
+    assert_eq!(one, two);
+    for r in &one {
+        let sample = r.sample.as_ref().map(|s| (s.simulated_ctas, s.every, s.total_ctas, s.refinements));
+        assert_eq!(sample, Some((102, 2, 200, 2)), "{}", r.scheme);
+    }
+    let lines = sim_core::timing::summary::quick_lines(&one);
+    assert!(
+        lines.iter().all(
+            |(_, l)| l.contains("(the sample of 4 times the waves asked for: the smaller ones spread 10% or more)")
+        ),
+        "{lines:?}"
+    );
 }
 
 #[test]

@@ -99,9 +99,10 @@ pub struct SimFlags {
     /// scheme models values.
     #[arg(long)]
     pub no_values: bool,
-    /// Quick mode: time only the first waves of CTAs (`--quick-waves`, each SMs × CTAs per SM)
-    /// and report an estimate: the sample's figures, the extrapolated cycles and the waves'
-    /// spread. A grid no larger than the sample runs in full.
+    /// Quick mode: time a sample of about `--quick-waves` waves of CTAs (each SMs × CTAs per
+    /// SM; one wave in every k) and report an estimate: the sample's figures, the extrapolated
+    /// cycles and the waves' spread. A scheme whose sample spreads 10% or more is timed again
+    /// with twice the waves (at most twice). A grid under two samples' worth runs in full.
     #[arg(long)]
     pub quick: bool,
     /// Waves of CTAs quick mode times.
@@ -359,10 +360,8 @@ fn print_table(reports: &[Report], reference: Option<&str>) {
             within3
         );
     }
-    for r in reports {
-        if let Some(line) = sim_core::timing::summary::sample_line(r) {
-            println!("quick estimate {}: {line}", r.scheme);
-        }
+    for (scheme, line) in sim_core::timing::summary::quick_lines(reports) {
+        println!("quick estimate {scheme}: {line}");
     }
     // Gilani's shares describe the kernel: every run of one invocation has the same.
     if let Some(v) = cmp.rows.iter().find_map(|r| r.value_shares) {

@@ -16,6 +16,11 @@
 //! With at least two threads per job (one scheme on a 2-core machine), each job's executor
 //! also runs on a thread of its own, ahead of its timing model (`pipelined_source`); the
 //! reports are the same.
+//!
+//! Quick mode (`--quick`): a scheme whose sample did not settle is timed again with twice the
+//! waves (`sim_core::timing::quick_sample::refine`), in its job (or, with one thread, with the
+//! other unsettled schemes); a scheme's sample depends only on its own run, so the reports do
+//! not depend on the threads either.
 
 use std::num::NonZeroUsize;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -23,6 +28,7 @@ use std::sync::Mutex;
 
 use sim_core::exec::LaunchSetup;
 use sim_core::gpu::GpuConfig;
+use sim_core::timing::quick_sample;
 use sim_core::timing::regfile::registry::functional_runs;
 use sim_core::timing::stream::exec_source::ExecSource;
 use sim_core::timing::{CtaSource, Report, SchemeSpec, Simulation, TimingError, TimingOptions};
@@ -57,8 +63,18 @@ pub fn simulate(
         })?;
         let wrap: &dyn Fn(ExecSource) -> Box<dyn CtaSource> =
             if pipelined { &Pipelined::start } else { &|s| Box::new(s) };
-        Simulation::from_launch_wrapped(&module, setup, gpu, share, options.clone(), wrap)
-            .and_then(|mut s| s.run_to_end())
+        let time = |quick_waves: Option<u32>, specs: &[SchemeSpec]| {
+            let options = TimingOptions { quick_waves, ..options.clone() };
+            Simulation::from_launch_wrapped(&module, setup, gpu, specs, options, wrap).and_then(|mut s| s.run_to_end())
+        };
+        match options.quick_waves {
+            None => time(None, share),
+            // Quick mode: a scheme whose sample did not settle is timed again with more waves.
+            Some(waves) => quick_sample::refine(share.len(), waves, |waves, which| {
+                let specs: Vec<SchemeSpec> = which.iter().filter_map(|&i| share.get(i).cloned()).collect();
+                time(Some(waves), &specs)
+            }),
+        }
     };
     if threads == 1 {
         return one(specs);

@@ -415,6 +415,10 @@ pub struct CtaSample {
     /// sample never settled, or when the work sits in some CTAs only (then the extrapolation
     /// does not hold).
     pub spread: f64,
+    /// How many times quick mode doubled the waves before this sample because the earlier one
+    /// spread too much ([`crate::timing::quick_sample::refine`]); 0: the first sample.
+    #[serde(default)]
+    pub refinements: u32,
 }
 
 /// What a scheme's residency actions did and cost, summed over SMs.

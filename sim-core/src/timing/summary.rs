@@ -288,7 +288,8 @@ pub fn headline(r: &Report) -> (u64, f64, f64) {
 
 /// One line on a quick run's sample, as the CLI and the app print it (`None` for a full run):
 /// `timed every 15th wave of CTAs (316 of 4096, 4 waves); whole run ≈ 271307 cycles, warp IPC ≈
-/// 17.890; wave IPC 17.379, 17.483, 17.512, 12.092; spread 0.6%`.
+/// 17.890; wave IPC 17.379, 17.483, 17.512, 12.092; spread 0.6%`; a refined sample adds
+/// ` (the sample of 4 times the waves asked for: the smaller ones spread 10% or more)`.
 pub fn sample_line(r: &Report) -> Option<String> {
     let q = r.sample.as_ref()?;
     let waves: Vec<String> = q.wave_ipc.iter().map(|w| alloc::format!("{w:.3}")).collect();
@@ -301,8 +302,33 @@ pub fn sample_line(r: &Report) -> Option<String> {
         q.estimated_cycles,
         q.estimated_ipc,
         waves.join(", "),
-        100.0 * q.spread
-    ))
+        100.0 * q.spread,
+    ) + &match q.refinements {
+        0 => String::new(),
+        n => alloc::format!(
+            " (the sample of {} times the waves asked for: the smaller one{} spread {:.0}% or more)",
+            1u64 << n.min(16),
+            if n > 1 { "s" } else { "" },
+            100.0 * crate::timing::quick_sample::SETTLED_SPREAD
+        ),
+    })
+}
+
+/// A quick run's lines, one per report as (scheme, line), for the CLI and the app: none when no
+/// report has a sample (the grid was too small to sample: every figure is exact); else
+/// [`sample_line`] for each sampled report and, for one quick mode timed in full after its
+/// sample did not settle ([`crate::timing::quick_sample::refine`]), a line saying so.
+pub fn quick_lines(reports: &[Report]) -> Vec<(String, String)> {
+    if reports.iter().all(|r| r.sample.is_none()) {
+        return Vec::new();
+    }
+    let full = |ctas: u64| {
+        alloc::format!(
+            "all {ctas} CTAs timed (exact): its sample spread {:.0}% or more, and the larger sample it was given covered the whole grid",
+            100.0 * crate::timing::quick_sample::SETTLED_SPREAD
+        )
+    };
+    reports.iter().map(|r| (r.scheme.clone(), sample_line(r).unwrap_or_else(|| full(r.ctas)))).collect()
 }
 
 /// `2nd`, `3rd`, `11th`, `21st`, …

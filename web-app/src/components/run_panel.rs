@@ -116,7 +116,7 @@ pub fn run_panel(props: &RunPanelProps) -> Html {
                 <button type="button" id="run-button" class="primary" onclick={run} disabled={running || blocked}
                         title={if blocked { "Fix the launch setup and choose a scheme first" } else { "Run the timing model in a Web Worker" }}>{ "Run" }</button>
                 <button type="button" id="quick-button" onclick={quick} disabled={running || blocked}
-                        title="Time only the first 3 waves of CTAs (SMs × CTAs per SM each) and estimate the whole run: seconds instead of minutes on a large grid; a grid of 3 waves or fewer runs in full">{ "Quick estimate" }</button>
+                        title="Time a sample of about 3 waves of CTAs (SMs × CTAs per SM each; one wave in every k) and estimate the whole run: seconds instead of minutes on a large grid. A sample whose waves disagree by 10% or more is timed again with twice the waves (up to 12); a grid under two samples' worth of waves runs in full">{ "Quick estimate" }</button>
                 if running { <button type="button" id="cancel-button" onclick={cancel}>{ "Cancel" }</button> }
             </div>
             { scheme_specs(lab, on) }

@@ -184,20 +184,17 @@ fn sweep_charts(plan: Option<&crate::sweep::SweepPlan>, reports: &[Report]) -> H
     html! { <div class="charts sweep-charts" id="sweep-charts">{ charts(specs) }</div> }
 }
 
-/// A quick run's sample, one line per scheme (`sim_core::timing::summary::sample_line`): the
+/// A quick run's sample, one line per scheme (`sim_core::timing::summary::quick_lines`): the
 /// cycles, IPC and speed-ups of the results are the whole run's estimates, every other figure
 /// is the sample's.
 fn quick_estimate(reports: &[Report]) -> Html {
-    let lines: Vec<(String, String)> = reports
-        .iter()
-        .filter_map(|r| sim_core::timing::summary::sample_line(r).map(|l| (r.scheme.clone(), l)))
-        .collect();
+    let lines = sim_core::timing::summary::quick_lines(reports);
     if lines.is_empty() {
         return html! {};
     }
     html! {
         <div class="quick-estimate" id="quick-estimate" role="status">
-            <p>{ "Quick estimate: cycles, IPC and speed-ups are estimates of the whole run; register-file traffic,                   energy and stalls are those of the CTAs timed. A large spread means the waves disagreed:                   run in full (Run) for exact figures." }</p>
+            <p>{ "Quick estimate: cycles, IPC and speed-ups are estimates of the whole run; register-file traffic,                   energy and stalls are those of the CTAs timed. A sample whose waves disagree by 10% or more is                   timed again with twice the waves (up to 4 times); a spread still large means the estimate is                   not to be trusted: run in full (Run) for exact figures." }</p>
             <ul>{ for lines.into_iter().map(|(s, l)| html! { <li><strong>{ s }</strong>{ ": " }{ l }</li> }) }</ul>
         </div>
     }

@@ -2,13 +2,18 @@
 //! Pure Rust over `sim-core`, so it is tested natively; `worker_main.rs` is only the glue.
 //!
 //! ```text
-//! worker → page   {"type":"ready"}            (its wasm has loaded)
+//! worker → page   "ready"                     (its wasm has loaded)
 //! page → worker   RunRequest { ptx, launch, gpu (the occupancy panel's edited GpuConfig),
 //!                              schemes: [{scheme, params}], registers_per_thread ("ptxas says N") }
-//! worker → page   {"type":"progress","fraction":0.4,"warp_instructions":81920,"cycles":12000} …
-//!                 {"type":"done","reports":[Report, …],"host":HostTiming}
-//!                 or  {"type":"failed","kind":"fault",…}
+//! worker → page   {"progress":{"fraction":0.4,"warp_instructions":81920,"cycles":12000}} …
+//!                 {"done":{"reports":[Report, …],"host":HostTiming}}
+//!                 or  {"failed":{"kind":"fault",…}}
 //! ```
+//!
+//! The replies are externally tagged (serde's default for enums): a tag inside the object
+//! (`{"type":"done",…}`) makes serde buffer the whole reply before reading it, and the page's
+//! wasm then holds a second copy of every report's deserializer (36 KB of code before
+//! `wasm-opt`).
 //!
 //! The reports are deterministic (identical natively and in wasm); the host timing beside them
 //! (`host_timing.rs`) is not, which is why it travels next to them and never inside.
@@ -121,7 +126,7 @@ pub struct RunOutput {
 
 /// A message from the worker.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum WorkerReply {
     /// The worker has loaded and listens (messages sent before that would be lost).
     Ready,
@@ -298,7 +303,7 @@ mod tests {
         assert!(matches!(&a, Ok(r) if r.len() == 2 && r[0].ipc.warp_instructions_per_cycle > 0.0), "{a:?}");
         assert_eq!(a, b);
         let json = serde_json::to_string(&execute_to_reply(&req, |_| {})).unwrap_or_default();
-        assert!(json.starts_with("{\"type\":\"done\""), "{}", &json[..40.min(json.len())]);
+        assert!(json.starts_with("{\"done\":{\"reports\":["), "{}", &json[..40.min(json.len())]);
         assert!(json.contains("\"host\":{\"total_ms\":"), "the host timing travels beside the reports");
         let back: Result<WorkerReply, _> = serde_json::from_str(&json);
         assert!(matches!(back, Ok(WorkerReply::Done(_))), "{back:?}");

@@ -5,10 +5,10 @@
 //!
 //! ```text
 //! start(req) → terminate the old workers → plan: shares → new Worker("./worker_loader.js") each
-//!   onmessage {"type":"ready"} → postMessage(its share's request JSON)
-//!   onmessage {"type":"progress"…} → Lab(RunProgress(id, whole)) + Lab(RunPartial(id, per scheme))
-//!   onmessage {"type":"done"…} → its reports in place (RunPartial); the last → Lab(RunFinished)
-//!   onmessage {"type":"failed"…} → terminate all → Lab(RunFinished(Err))
+//!   onmessage "ready" → postMessage(its share's request JSON)
+//!   onmessage {"progress":…} → Lab(RunProgress(id, whole)) + Lab(RunPartial(id, per scheme))
+//!   onmessage {"done":…} → its reports in place (RunPartial); the last → Lab(RunFinished)
+//!   onmessage {"failed":…} → terminate all → Lab(RunFinished(Err))
 //! cancel()   → terminate every worker → Lab(Cancel)
 //! onerror (a trap: out of memory, a bug) → terminate all → Lab(RunFinished(Err(worker: plain words)))
 //! ```

@@ -38,13 +38,19 @@ fn quick(
     options: TimingOptions,
 ) -> (Vec<Report>, Vec<Report>) {
     let waves = options.quick_waves.unwrap_or(3);
+    let module = sim_core::ptx::compile(src).unwrap_or_default();
+    let Some(gpu) = presets::by_name(gpu) else { return (Vec::new(), Vec::new()) };
     let mut first = None;
     let timed = quick_sample::refine(schemes.len(), waves, |waves, which| {
         let some: Vec<&str> = which.iter().filter_map(|&i| schemes.get(i).copied()).collect();
-        let reports = simulate(src, setup, gpu, &some, TimingOptions { quick_waves: Some(waves), ..options.clone() });
-        first.get_or_insert_with(|| reports.clone());
-        Ok::<_, ()>(reports)
+        let options = TimingOptions { quick_waves: Some(waves), ..options.clone() };
+        let reports = Simulation::from_launch(&module, setup, &gpu, &some, options).and_then(|mut s| s.run_to_end());
+        if first.is_none() {
+            first = reports.as_ref().ok().cloned();
+        }
+        reports
     });
+    assert!(timed.is_ok(), "{timed:?}");
     (first.unwrap_or_default(), timed.unwrap_or_default())
 }
 
@@ -79,7 +85,15 @@ fn a_sample_that_does_not_settle_is_timed_again_with_more_waves() {
         assert!(s.spread >= quick_sample::SETTLED_SPREAD, "{}: spread {}", r.scheme, s.spread);
     }
     let (again, refined) = quick(&src, &front, "fermi-gtx480", &schemes, sampled.clone());
-    assert_eq!((&again, &refined), (&first, &simulate(&src, &front, "fermi-gtx480", &schemes, one_sm)));
+    assert_eq!((&again, &refined), (&first, &simulate(&src, &front, "fermi-gtx480", &schemes, one_sm.clone())));
+    // A budget the first sample keeps to but the whole grid exceeds: the refinement fails and the
+    // first sample's reports stand (the executor counts the warp-instructions of the CTAs it runs).
+    let sample_insts = first.first().map_or(0, |r| r.warp_instructions);
+    let whole = refined.first().map_or(0, |r| r.warp_instructions);
+    assert!(sample_insts < whole, "{sample_insts} {whole}");
+    let tight = LaunchSetup { budget: Some(sample_insts), ..front.clone() };
+    let (kept, after) = quick(&src, &tight, "fermi-gtx480", &schemes, sampled.clone());
+    assert_eq!((&kept, &after), (&first, &first));
     let (_, settled) = quick(&src, &even, "fermi-gtx480", &schemes, sampled.clone());
     assert_eq!(settled, simulate(&src, &even, "fermi-gtx480", &schemes, sampled));
     for r in &settled {

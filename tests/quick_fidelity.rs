@@ -27,6 +27,22 @@ fn simulate(src: &str, setup: &LaunchSetup, gpu: &str, schemes: &[&str], options
     reports.unwrap_or_default()
 }
 
+/// The bundled saxpy example's PTX.
+fn saxpy_source() -> String {
+    std::fs::read_to_string(reglab_tests::repo_root().join("static/examples/saxpy.ptx")).unwrap_or_default()
+}
+
+/// saxpy over `n` elements on `ctas` CTAs of 64 threads (a grid-stride loop).
+fn saxpy(ctas: u32, n: u32) -> Result<LaunchSetup, sim_core::exec::LaunchError> {
+    let spec = format!(
+        r#"{{"kernel": "_Z5saxpyifPKfPf", "grid": [{ctas}], "block": [64],
+            "params": [{{"scalar": {{"type": "s32", "value": {n}}}}}, {{"scalar": {{"type": "f32", "value": 2.0}}}},
+                       {{"buffer": {{"type": "f32", "len": {n}, "init": "random:1"}}}},
+                       {{"buffer": {{"type": "f32", "len": {n}, "init": "random:2"}}}}]}}"#
+    );
+    LaunchSetup::from_json(&spec)
+}
+
 /// Quick mode as the CLI and the app run it: `options.quick_waves` waves, schemes whose sample
 /// did not settle again with more (`quick_sample::refine`).
 /// Gives the first sample's reports and the refined ones.
@@ -63,18 +79,8 @@ fn quick(
 /// settles at once: one try, not refined.
 #[test]
 fn a_sample_that_does_not_settle_is_timed_again_with_more_waves() {
-    let root = reglab_tests::repo_root();
-    let src = std::fs::read_to_string(root.join("static/examples/saxpy.ptx")).unwrap_or_default();
-    let launch = |n: u32| {
-        let spec = format!(
-            r#"{{"kernel": "_Z5saxpyifPKfPf", "grid": [64], "block": [64],
-                "params": [{{"scalar": {{"type": "s32", "value": {n}}}}}, {{"scalar": {{"type": "f32", "value": 2.0}}}},
-                           {{"buffer": {{"type": "f32", "len": {n}, "init": "random:1"}}}},
-                           {{"buffer": {{"type": "f32", "len": {n}, "init": "random:2"}}}}]}}"#
-        );
-        LaunchSetup::from_json(&spec)
-    };
-    let (Ok(front), Ok(even)) = (launch(1024), launch(4096)) else { unreachable!("the launch setups parse") };
+    let src = saxpy_source();
+    let (Ok(front), Ok(even)) = (saxpy(64, 1024), saxpy(64, 4096)) else { unreachable!("the launch setups parse") };
     let one_sm = TimingOptions { sms: Some(1), ..TimingOptions::default() };
     let sampled = TimingOptions { quick_waves: Some(3), ..one_sm.clone() };
     let schemes = ["baseline", "rfc-ob"];
@@ -117,19 +123,10 @@ fn a_sample_that_does_not_settle_is_timed_again_with_more_waves() {
 /// fewer than 48 CTAs (two samples' worth) runs in full: the same report as without the option.
 #[test]
 fn a_large_grid_is_sampled_alike_in_every_run_and_a_small_one_runs_in_full() {
-    let root = reglab_tests::repo_root();
-    let src = std::fs::read_to_string(root.join("static/examples/saxpy.ptx")).unwrap_or_default();
-    let launch = |ctas: u32| {
-        let spec = format!(
-            r#"{{"kernel": "_Z5saxpyifPKfPf", "grid": [{ctas}], "block": [64],
-                "params": [{{"scalar": {{"type": "s32", "value": {n}}}}}, {{"scalar": {{"type": "f32", "value": 2.0}}}},
-                           {{"buffer": {{"type": "f32", "len": {n}, "init": "random:1"}}}},
-                           {{"buffer": {{"type": "f32", "len": {n}, "init": "random:2"}}}}]}}"#,
-            n = ctas * 64
-        );
-        LaunchSetup::from_json(&spec)
+    let src = saxpy_source();
+    let (Ok(big), Ok(small)) = (saxpy(64, 64 * 64), saxpy(47, 47 * 64)) else {
+        unreachable!("the launch setups parse")
     };
-    let (Ok(big), Ok(small)) = (launch(64), launch(47)) else { unreachable!("the launch setups parse") };
     let one_sm = TimingOptions { sms: Some(1), ..TimingOptions::default() };
     let quick = TimingOptions { quick_waves: Some(3), ..one_sm.clone() };
     let schemes = ["baseline", "rfc-ob"];

@@ -81,6 +81,19 @@ fn quick_vector_add(ctas: u32, n: u32) -> RunRequest {
     req
 }
 
+/// Runs `req` in one worker and in two: the same reports, each with the sample `expected`
+/// (CTAs timed, every, CTAs in all, refinements); gives the reports.
+fn same_sample_in_one_or_two_workers(req: &RunRequest, expected: (u64, u64, u64, u32)) -> Vec<Report> {
+    let one = run_pooled(req, 1, |_, _| {}).unwrap_or_else(|f| unreachable!("{f:?}")).reports;
+    let two = run_pooled(req, 2, |_, _| {}).unwrap_or_else(|f| unreachable!("{f:?}")).reports;
+    assert_eq!(one, two);
+    for r in &one {
+        let sample = r.sample.as_ref().map(|s| (s.simulated_ctas, s.every, s.total_ctas, s.refinements));
+        assert_eq!(sample, Some(expected), "{}", r.scheme);
+    }
+    one
+}
+
 /// Quick mode samples the same CTAs whichever schemes a worker holds (virtual-thread admits more
 /// CTAs than the slots; the sample does not follow it): vector add over 51 200 elements (every
 /// CTA works), 200 CTAs of 256 threads on one SM of fermi-gtx480 (1536 threads → 6 CTAs per SM)
@@ -90,13 +103,7 @@ fn quick_vector_add(ctas: u32, n: u32) -> RunRequest {
 #[test]
 fn quick_runs_sample_the_same_ctas_in_any_worker() {
     let req = quick_vector_add(200, 200 * 256);
-    let one = run_pooled(&req, 1, |_, _| {}).unwrap_or_else(|f| unreachable!("{f:?}")).reports;
-    let two = run_pooled(&req, 2, |_, _| {}).unwrap_or_else(|f| unreachable!("{f:?}")).reports;
-    assert_eq!(one, two);
-    for r in &one {
-        let sample = r.sample.as_ref().map(|s| (s.simulated_ctas, s.every, s.total_ctas, s.refinements));
-        assert_eq!(sample, Some((20, 11, 200, 0)), "{}", r.scheme);
-    }
+    same_sample_in_one_or_two_workers(&req, (20, 11, 200, 0));
 }
 
 /// Over 4 096 elements only CTAs 0–15 work, so the 3-wave sample (CTAs 0–5 work, 66–71, 132–137
@@ -107,13 +114,7 @@ fn quick_runs_sample_the_same_ctas_in_any_worker() {
 #[test]
 fn quick_runs_refine_a_sample_that_does_not_settle_alike_in_any_worker() {
     let req = quick_vector_add(200, 4096);
-    let one = run_pooled(&req, 1, |_, _| {}).unwrap_or_else(|f| unreachable!("{f:?}")).reports;
-    let two = run_pooled(&req, 2, |_, _| {}).unwrap_or_else(|f| unreachable!("{f:?}")).reports;
-    assert_eq!(one, two);
-    for r in &one {
-        let sample = r.sample.as_ref().map(|s| (s.simulated_ctas, s.every, s.total_ctas, s.refinements));
-        assert_eq!(sample, Some((102, 2, 200, 2)), "{}", r.scheme);
-    }
+    let one = same_sample_in_one_or_two_workers(&req, (102, 2, 200, 2));
     let lines = sim_core::timing::summary::quick_lines(&one);
     assert!(
         lines.iter().all(

@@ -54,7 +54,10 @@ pub const MAX_REFINEMENTS: u32 = 2;
 /// launch's instruction budget) leaves the reports it would have replaced.
 ///
 /// ```text
-/// waves 3: baseline spread 0.4%, reg-dram 80%  →  reg-dram with 6: 35%  →  with 12: 9% (kept)
+/// bpnn_layerforward, 4 096 CTAs, fermi-gtx480 (docs/fidelity/quick.md):
+/// 3 waves: baseline spread 0.9%, gilani 11.5%, reg-dram 79.6%
+///   → gilani and reg-dram with 6 waves: gilani 1.3% (kept, IPC error +1.8% → +0.9%)
+///   → reg-dram with 12: 63.9% (the last try; IPC error −81% → −15.5%, still flagged)
 /// ```
 pub fn refine<E>(
     count: usize,

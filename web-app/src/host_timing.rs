@@ -27,6 +27,14 @@ pub struct HostTiming {
 }
 
 impl HostTiming {
+    /// Adds `other`'s time and counts (runs one after another, or workers' CPU time).
+    pub fn add(&mut self, other: &HostTiming) {
+        self.total_ms += other.total_ms;
+        self.executor_ms += other.executor_ms;
+        self.timing_warp_instructions += other.timing_warp_instructions;
+        self.executor_warp_instructions += other.executor_warp_instructions;
+    }
+
     /// Host milliseconds of the timing model alone (total minus executor).
     pub fn timing_model_ms(&self) -> f64 {
         (self.total_ms - self.executor_ms).max(0.0)

@@ -186,10 +186,7 @@ pub fn execute(req: &RunRequest, mut progress: impl FnMut(RunProgress)) -> Resul
     let reports = sim_core::timing::quick_sample::refine(req.schemes.len(), QUICK_WAVES, |waves, which| {
         let schemes: Vec<SchemeSpec> = which.iter().filter_map(|&i| req.schemes.get(i).cloned()).collect();
         let out = time_schemes(&module, req, &schemes, Some(waves), &mut progress)?;
-        host.total_ms += out.host.total_ms;
-        host.executor_ms += out.host.executor_ms;
-        host.timing_warp_instructions += out.host.timing_warp_instructions;
-        host.executor_warp_instructions += out.host.executor_warp_instructions;
+        host.add(&out.host);
         Ok(out.reports)
     })?;
     Ok(RunOutput { reports, host })

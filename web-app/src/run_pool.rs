@@ -148,10 +148,7 @@ impl Pool {
                     *slot = Some(r.clone());
                 }
             }
-            host.total_ms += out.host.total_ms;
-            host.executor_ms += out.host.executor_ms;
-            host.timing_warp_instructions += out.host.timing_warp_instructions;
-            host.executor_warp_instructions += out.host.executor_warp_instructions;
+            host.add(&out.host);
         }
         Some(RunOutput { reports: reports.into_iter().collect::<Option<_>>()?, host })
     }

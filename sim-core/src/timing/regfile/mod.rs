@@ -348,6 +348,16 @@ pub trait RegisterFileScheme: SchemeAny {
     /// An instruction issues at cycle `now`: accept it into a collector, or refuse.
     fn try_issue(&mut self, req: &OperandRequest<'_>, now: u64) -> IssueOutcome;
 
+    /// The issue of `warp`'s instruction `sid` on `scheduler`, refused with
+    /// [`IssueOutcome::Stall`] last time, is about to be tried again at `now` with nothing of the
+    /// warp's changed since (every check before the scheme's passes as it did). A scheme that can
+    /// tell it would refuse it again, whatever its operands, records that refusal exactly as
+    /// [`Self::try_issue`] would and returns the stall's cause; `None` (the default) asks for the
+    /// full request. Only a speed-up: the SM then skips building the request.
+    fn refuse_again(&mut self, _warp: u32, _scheduler: u32, _sid: u32, _now: u64) -> Option<StallCause> {
+        None
+    }
+
     /// One cycle of operand collection at `now` (after this cycle's writes): pushes the collectors
     /// whose operands are now all read onto `collected`.
     fn cycle(&mut self, now: u64, collected: &mut Vec<CuId>);

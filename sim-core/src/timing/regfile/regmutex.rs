@@ -274,6 +274,19 @@ impl RegisterFileScheme for RegMutex {
         StallCause::AcquireWait
     }
 
+    /// An acquire of a warp that holds nothing waits while the pool has fewer registers free than
+    /// it takes (`try_issue`'s refusal, counted the same).
+    fn refuse_again(&mut self, warp: u32, _scheduler: u32, sid: u32, _now: u64) -> Option<StallCause> {
+        let holding = self.held.get(warp as usize).copied().unwrap_or(0);
+        match self.op(sid) {
+            PoolOp::Acquire(n) if holding == 0 && n > 0 && self.free < n => {
+                self.stall_attempts += 1;
+                Some(StallCause::AcquireWait)
+            }
+            _ => None,
+        }
+    }
+
     fn max_resident_ctas_for(&self, cta: &CtaFootprint<'_>) -> u32 {
         if self.vt {
             self.inner.max_resident_ctas_for(cta)

@@ -202,6 +202,14 @@ impl RfcObRegisterFile {
         Some(cu)
     }
 
+    /// Scheduler `s`'s OB is full: an issue attempt refused, charged to the head's wait for RFC
+    /// entries if it waits, else to the full buffer.
+    fn refuse_full(&mut self, s: u32) {
+        self.counts.ob_full += 1;
+        let blocked = self.head_blocked.get(s as usize).copied().unwrap_or(false);
+        self.stall_cause = if blocked { StallCause::SchemeSpecific } else { StallCause::SchemeBufferFull };
+    }
+
     fn flush_warp(&mut self, warp: u32, write_back: bool) {
         let s = self.sched_of(warp);
         if let Some(rfc) = self.rfc.get_mut(s as usize) {
@@ -223,9 +231,7 @@ impl RegisterFileScheme for RfcObRegisterFile {
         let s = req.scheduler;
         self.seq += 1;
         let Some(cu) = self.ob.free_slot(s) else {
-            self.counts.ob_full += 1;
-            let blocked = self.head_blocked.get(s as usize).copied().unwrap_or(false);
-            self.stall_cause = if blocked { StallCause::SchemeSpecific } else { StallCause::SchemeBufferFull };
+            self.refuse_full(s);
             return IssueOutcome::Stall;
         };
         let rfc = self.rfc.get(s as usize);
@@ -357,6 +363,17 @@ impl RegisterFileScheme for RfcObRegisterFile {
 
     fn issue_stall_cause(&self) -> StallCause {
         self.stall_cause
+    }
+
+    /// A full OB refuses every instruction of its scheduler (`try_issue`'s first check, with
+    /// the same count and cause).
+    fn refuse_again(&mut self, _warp: u32, scheduler: u32, _sid: u32, _now: u64) -> Option<StallCause> {
+        if self.ob.free_slot(scheduler).is_some() {
+            return None;
+        }
+        self.seq += 1;
+        self.refuse_full(scheduler);
+        Some(self.stall_cause)
     }
 
     fn scheduler_policy(&self, preset: SchedulingPolicy) -> SchedulingPolicy {

@@ -28,6 +28,8 @@ pub(super) struct Blocked {
     wake: u64,
     /// Set when only this busy unit stopped it.
     unit: Option<UnitKind>,
+    /// The scheme refused it ([`IssueOutcome::Stall`]) after every other check passed.
+    refused: bool,
 }
 
 /// The bits of 64-slot word `wi` whose slots lie in `lo..hi`.
@@ -48,12 +50,12 @@ pub(super) const EVENT: u64 = u64::MAX;
 
 /// Blocked until an event of the warp.
 const fn blocked(cause: StallCause) -> Blocked {
-    Blocked { cause, wake: EVENT, unit: None }
+    Blocked { cause, wake: EVENT, unit: None, refused: false }
 }
 
 /// Blocked until cycle `wake` at the latest.
 const fn until(cause: StallCause, wake: u64) -> Blocked {
-    Blocked { cause, wake, unit: None }
+    Blocked { cause, wake, unit: None, refused: false }
 }
 
 /// What one scheduler's look at its warps found.
@@ -137,6 +139,11 @@ impl<R: RegisterFileScheme + ?Sized> Sm<R> {
             self.end_scan(s, &scan);
             return scan;
         }
+        if age_ordered && self.schedulers.get(s).is_some_and(|x| x.len() <= 64) {
+            self.scan_by_age_wide(s, now, program, oc_retry, &mut scan);
+            self.end_scan(s, &scan);
+            return scan;
+        }
         let Some(sched) = self.schedulers.get(s) else { return scan };
         let (start, n) = (sched.start(), sched.len());
         let mut left = self.sched_slots.get(s).map_or(0, |x| x.count_without(&self.deep));
@@ -199,10 +206,7 @@ impl<R: RegisterFileScheme + ?Sized> Sm<R> {
     /// qualify. A greedy warp that issues (the common case) saves building the mask.
     fn scan_by_age(&mut self, s: usize, now: u64, program: &Program, oc_retry: bool, scan: &mut Scan) {
         let Some(sched) = self.schedulers.get(s) else { return };
-        let live = self.sched_slots.get(s).map_or(0, |x| x.word(0));
-        let deep = self.deep.word(0);
-        let oc = if oc_retry { live & deep & self.deep_oc.word(0) } else { 0 };
-        let qualify = (live & !deep) | oc;
+        let (qualify, deep) = self.qualifying(s, 0, oc_retry);
         let greedy = sched.greedy().filter(|&g| g < 64 && qualify >> g & 1 == 1);
         if let Some(g) = greedy {
             if self.try_qualifying(s, g, deep >> g & 1 == 1, now, program, scan) {
@@ -225,6 +229,48 @@ impl<R: RegisterFileScheme + ?Sized> Sm<R> {
                 return;
             }
         }
+    }
+
+    /// [`Sm::scan_by_age`] over more than 64 warp slots (Virtual Thread's and RegMutex's lifted
+    /// slot limits) for a scheduler with at most 64 warps, whose age ranks fit one mask: the
+    /// qualifying warps of every slot word, and a warp's deep bit read when it is reached (only
+    /// the warp tried changes its own; an issue ends the walk).
+    fn scan_by_age_wide(&mut self, s: usize, now: u64, program: &Program, oc_retry: bool, scan: &mut Scan) {
+        let Some(sched) = self.schedulers.get(s) else { return };
+        let greedy = sched.greedy().filter(|&g| self.qualifying(s, g as usize / 64, oc_retry).0 >> (g % 64) & 1 == 1);
+        if let Some(g) = greedy {
+            if self.try_qualifying(s, g, self.deep.contains(g as usize), now, program, scan) {
+                return;
+            }
+        }
+        let Some(sched) = self.schedulers.get(s) else { return };
+        let mut by_age = 0u64;
+        for wi in 0..self.deep.word_count() {
+            let (q, _) = self.qualifying(s, wi, oc_retry);
+            let mut m = q & !greedy.filter(|&g| g as usize / 64 == wi).map_or(0, |g| 1 << (g % 64));
+            while m != 0 {
+                let bit = m.trailing_zeros();
+                m &= m - 1;
+                by_age |= 1 << (sched.age_rank((wi * 64) as u32 + bit) % 64);
+            }
+        }
+        while by_age != 0 {
+            let rank = by_age.trailing_zeros();
+            by_age &= by_age - 1;
+            let Some(w) = self.schedulers.get(s).and_then(|x| x.by_age(rank)) else { continue };
+            if self.try_qualifying(s, w, self.deep.contains(w as usize), now, program, scan) {
+                return;
+            }
+        }
+    }
+
+    /// Scheduler `s`'s warps among slots `64 × wi` … that qualify for a scan (live and not in
+    /// deep sleep, or with `oc_retry` waiting for a collector), and those in deep sleep.
+    fn qualifying(&self, s: usize, wi: usize, oc_retry: bool) -> (u64, u64) {
+        let live = self.sched_slots.get(s).map_or(0, |x| x.word(wi));
+        let deep = self.deep.word(wi);
+        let oc = if oc_retry { live & deep & self.deep_oc.word(wi) } else { 0 };
+        ((live & !deep) | oc, deep)
     }
 
     /// Tries warp `w`, which qualified for this scan of scheduler `s`: a deep sleeper (`deep`)
@@ -264,6 +310,7 @@ impl<R: RegisterFileScheme + ?Sized> Sm<R> {
                 if let Some(x) = self.sleep.get_mut(w as usize) {
                     x.wake = 0;
                     x.unit = None;
+                    x.refused = false;
                 }
                 if let Some(sched) = self.schedulers.get_mut(s) {
                     sched.issued(w);
@@ -278,7 +325,8 @@ impl<R: RegisterFileScheme + ?Sized> Sm<R> {
             Err(b) => {
                 scan.note(b.cause, b.wake);
                 let epoch = self.group_epoch(s);
-                self.sleep_warp(w as usize, s, Sleep { wake: b.wake, cause: b.cause, epoch, unit: b.unit });
+                let z = Sleep { wake: b.wake, cause: b.cause, epoch, unit: b.unit, refused: b.refused };
+                self.sleep_warp(w as usize, s, z);
                 false
             }
         }
@@ -296,7 +344,7 @@ impl<R: RegisterFileScheme + ?Sized> Sm<R> {
         let Some(st) = program.insts.get(warp.next.sid as usize) else { return };
         let Some(cause) = self.dependence(w, st, program) else { return };
         let epoch = self.group_epoch(s);
-        self.sleep_warp(w, s, Sleep { wake: EVENT, cause, epoch, unit: None });
+        self.sleep_warp(w, s, Sleep { wake: EVENT, cause, epoch, unit: None, refused: false });
     }
 
     /// After a write-back of warp `w` at `now`: true if the warp sleeps on a dependence of its
@@ -435,12 +483,12 @@ impl<R: RegisterFileScheme + ?Sized> Sm<R> {
         let own = (unit == s.unit && pool == NO_POOL).then_some(unit);
         if free > now + 1 {
             let cause = if unit == UnitKind::LdSt { StallCause::Memory } else { StallCause::Structural };
-            return Err(Blocked { cause, wake: free - 1, unit: own });
+            return Err(Blocked { cause, wake: free - 1, unit: own, refused: false });
         }
         if self.pair_first.is_some() && !self.pairs(w, inst, s, program) {
             return Err(until(StallCause::Structural, now + 1));
         }
-        let refused = Blocked { cause: StallCause::OperandCollection, wake: EVENT, unit: own };
+        let refused = Blocked { cause: StallCause::OperandCollection, wake: EVENT, unit: own, refused: false };
         if self.cu_full_at.get(group as usize) == Some(&now) {
             return Err(refused);
         }
@@ -463,7 +511,11 @@ impl<R: RegisterFileScheme + ?Sized> Sm<R> {
                 }
                 Err(refused)
             }
-            IssueOutcome::Stall => Err(until(self.rf.issue_stall_cause(), now + 1)),
+            // Looked at again next cycle; the scheme may then refuse it without a request
+            // (`Sm::asleep`), its unit re-checked first as here.
+            IssueOutcome::Stall => {
+                Err(Blocked { cause: self.rf.issue_stall_cause(), wake: now + 1, unit: own, refused: true })
+            }
         }
     }
 

@@ -93,6 +93,7 @@ impl<R: RegisterFileScheme + ?Sized> Sm<R> {
                     if let Some(x) = self.sleep.get_mut(c as usize) {
                         x.wake = 0;
                         x.unit = None;
+                        x.refused = false;
                     }
                     self.sleep_if_dependent(c as usize, s, now, program);
                     return;
@@ -103,14 +104,22 @@ impl<R: RegisterFileScheme + ?Sized> Sm<R> {
 
     /// Values hook: tells the scheme the value summaries of warp `w`'s next instruction (at its
     /// stream position: the warp's `pc`, or for a scheme's own program where its replay stands).
+    /// Told once per position: an issue tried again tells the scheme what it was already told
+    /// (only this hook sets a warp's summaries there).
     pub(super) fn feed_values(&mut self, w: usize) {
         let Some(warp) = self.warps.get(w) else { return };
-        let Some(Some(c)) = self.ctas.get(warp.cta as usize) else { return };
-        let Some(stream) = c.warp_stream(warp.index) else { return };
         let pos = match &self.xlate {
             Some((_, tr)) => tr.get(w).map_or(warp.pc, |t| t.stream_pos()),
             None => warp.pc,
         };
+        if warp.fed == pos {
+            return;
+        }
+        let Some(Some(c)) = self.ctas.get(warp.cta as usize) else { return };
+        let Some(stream) = c.warp_stream(warp.index) else { return };
         self.rf.on_values(w as u32, stream.values_at(pos));
+        if let Some(warp) = self.warps.get_mut(w) {
+            warp.fed = pos;
+        }
     }
 }

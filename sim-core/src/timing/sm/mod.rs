@@ -230,7 +230,10 @@ impl<R: RegisterFileScheme + ?Sized> Sm<R> {
             ready_pools: 0,
             ldst_pools,
             finish_bound: 0,
-            sleep: vec![Sleep { wake: 0, cause: StallCause::Idle, epoch: 0, unit: None }; geo.max_warps as usize],
+            sleep: vec![
+                Sleep { wake: 0, cause: StallCause::Idle, epoch: 0, unit: None, refused: false };
+                geo.max_warps as usize
+            ],
             cu_epoch: vec![0; geo.groups.max(1) as usize],
             cu_full_at: vec![u64::MAX; geo.groups.max(1) as usize],
             sched_group: (0..geo.schedulers).map(|s| group_of(s, &geo)).collect(),
@@ -425,6 +428,7 @@ impl<R: RegisterFileScheme + ?Sized> Sm<R> {
                 group,
                 next: DynInst::default(),
                 cursor: Default::default(),
+                fed: u32::MAX,
             };
         }
         if let Some(t) = self.xlate.as_mut().and_then(|(_, t)| t.get_mut(w)) {

@@ -2,8 +2,11 @@
 //! why, it cannot issue), and warps that wait for an event of their own — a write-back, a barrier
 //! release — or for a freed operand collector are "deep" sleepers the issue stage passes over
 //! without looking (their causes are counted per scheduler, so the cycle's stall cause needs no
-//! scan). Skipping only ever avoids work whose result is known: issue decisions, and so cycles
-//! and every count, are exactly those of checking every warp every cycle. One simplification in
+//! scan). A warp the scheme refused (a full operand buffer, an acquire without room) is looked at
+//! next cycle, but only its unit and the scheme are asked again
+//! ([`crate::timing::regfile::RegisterFileScheme::refuse_again`]), which counts the refusal as a
+//! full request would. Skipping only ever avoids work whose result is known: issue decisions, and
+//! so cycles and every count, are exactly those of checking every warp every cycle. One simplification in
 //! the stall attribution: a warp refused a collector keeps that cause until the scheme has a free
 //! collector again, even if its execution unit meanwhile became busy (checking it every cycle
 //! would name the unit for those cycles).
@@ -16,6 +19,7 @@
 use crate::timing::exec_units::UnitKind;
 use crate::timing::regfile::{RegisterFileScheme, SmGeometry};
 use crate::timing::report::StallCause;
+use crate::timing::sm::hooks::HookSet;
 use crate::timing::sm::issue::EVENT;
 use crate::timing::sm::Sm;
 
@@ -30,6 +34,10 @@ pub(super) struct Sleep {
     /// Blocked only because this unit was busy (every earlier check passed, and those results
     /// cannot get worse while the warp waits): re-checking the unit is enough.
     pub unit: Option<UnitKind>,
+    /// With `unit`: the unit was free and the scheme refused the instruction
+    /// ([`crate::timing::regfile::IssueOutcome::Stall`]); re-checking the unit, then asking the
+    /// scheme ([`RegisterFileScheme::refuse_again`]), is enough.
+    pub refused: bool,
 }
 
 /// One scheduler's deep sleepers counted by cause rank, with a bit per rank that has any.
@@ -153,6 +161,12 @@ impl<R: RegisterFileScheme + ?Sized> Sm<R> {
             Sleep { wake: free - 1, cause, ..z }
         } else if self.cu_full_at.get(g as usize) == Some(&now) {
             Sleep { wake: EVENT, cause: StallCause::OperandCollection, epoch: self.group_epoch(s), ..z }
+        } else if z.refused && !self.hooks.contains(HookSet::VALUES) && !self.hooks.contains(HookSet::PAIRING) {
+            // The issue stage's own order of checks: the unit (above), the collectors, then the
+            // scheme, which says whether it refuses again without a request built.
+            let warp = self.warps.get(w)?;
+            let cause = self.rf.refuse_again(w as u32, warp.scheduler, warp.next.sid, now)?;
+            Sleep { wake: now + 1, cause, epoch: self.group_epoch(s), ..z }
         } else {
             return None;
         };

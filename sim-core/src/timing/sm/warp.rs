@@ -46,6 +46,9 @@ pub struct Warp {
     pub next: DynInst,
     /// Where `next` was decoded in its stream.
     pub cursor: Cursor,
+    /// The stream position whose value summaries the scheme was told last (values hook;
+    /// `u32::MAX`: none yet).
+    pub fed: u32,
 }
 
 impl Warp {
@@ -65,6 +68,7 @@ impl Warp {
             group: 0,
             next: DynInst::default(),
             cursor: Cursor::default(),
+            fed: u32::MAX,
         }
     }
 

@@ -135,12 +135,12 @@ impl<R: RegisterFileScheme + ?Sized> Sm<R> {
             return scan;
         }
         if age_ordered && self.deep.word_count() == 1 {
-            self.scan_by_age(s, now, program, oc_retry, &mut scan);
+            self.scan_by_age::<false>(s, now, program, oc_retry, &mut scan);
             self.end_scan(s, &scan);
             return scan;
         }
         if age_ordered && self.schedulers.get(s).is_some_and(|x| x.len() <= 64) {
-            self.scan_by_age_wide(s, now, program, oc_retry, &mut scan);
+            self.scan_by_age::<true>(s, now, program, oc_retry, &mut scan);
             self.end_scan(s, &scan);
             return scan;
         }
@@ -199,54 +199,41 @@ impl<R: RegisterFileScheme + ?Sized> Sm<R> {
         }
     }
 
-    /// Greedy-then-oldest and oldest-first with at most 64 warp slots: the greedy warp first;
-    /// if it does not issue, the other qualifying warps (as for [`Sm::scan_lrr`]) are placed by
-    /// age rank in a bit mask and walked oldest first — the order of
+    /// Greedy-then-oldest and oldest-first for a scheduler with at most 64 warps: the greedy
+    /// warp first; if it does not issue, the other qualifying warps (as for [`Sm::scan_lrr`]) are
+    /// placed by age rank in a bit mask and walked oldest first — the order of
     /// [`crate::timing::sm::scheduler::Scheduler::nth`], without visiting the warps that do not
-    /// qualify. A greedy warp that issues (the common case) saves building the mask.
-    fn scan_by_age(&mut self, s: usize, now: u64, program: &Program, oc_retry: bool, scan: &mut Scan) {
+    /// qualify. A greedy warp that issues (the common case) saves building the mask. `WIDE`:
+    /// more than 64 warp slots (Virtual Thread's and RegMutex's lifted limits), every slot word
+    /// looked at and a warp's deep bit read when it is reached (only the warp tried changes its
+    /// own; an issue ends the walk); else the one word's masks as the scan began.
+    fn scan_by_age<const WIDE: bool>(
+        &mut self,
+        s: usize,
+        now: u64,
+        program: &Program,
+        oc_retry: bool,
+        scan: &mut Scan,
+    ) {
         let Some(sched) = self.schedulers.get(s) else { return };
         let (qualify, deep) = self.qualifying(s, 0, oc_retry);
-        let greedy = sched.greedy().filter(|&g| g < 64 && qualify >> g & 1 == 1);
+        let qualifies = |this: &Self, w: u32| match w {
+            0..64 => qualify >> w & 1 == 1,
+            _ => WIDE && this.qualifying(s, w as usize / 64, oc_retry).0 >> (w % 64) & 1 == 1,
+        };
+        let is_deep =
+            |this: &Self, w: u32| if WIDE { this.deep.contains(w as usize) } else { deep >> (w % 64) & 1 == 1 };
+        let greedy = sched.greedy().filter(|&g| qualifies(self, g));
         if let Some(g) = greedy {
-            if self.try_qualifying(s, g, deep >> g & 1 == 1, now, program, scan) {
+            if self.try_qualifying(s, g, is_deep(self, g), now, program, scan) {
                 return;
             }
         }
         let Some(sched) = self.schedulers.get(s) else { return };
         let mut by_age = 0u64;
-        let mut m = qualify & !greedy.map_or(0, |g| 1 << g);
-        while m != 0 {
-            let w = m.trailing_zeros();
-            m &= m - 1;
-            by_age |= 1 << (sched.age_rank(w) % 64);
-        }
-        while by_age != 0 {
-            let rank = by_age.trailing_zeros();
-            by_age &= by_age - 1;
-            let Some(w) = self.schedulers.get(s).and_then(|x| x.by_age(rank)) else { continue };
-            if self.try_qualifying(s, w, deep >> (w % 64) & 1 == 1, now, program, scan) {
-                return;
-            }
-        }
-    }
-
-    /// [`Sm::scan_by_age`] over more than 64 warp slots (Virtual Thread's and RegMutex's lifted
-    /// slot limits) for a scheduler with at most 64 warps, whose age ranks fit one mask: the
-    /// qualifying warps of every slot word, and a warp's deep bit read when it is reached (only
-    /// the warp tried changes its own; an issue ends the walk).
-    fn scan_by_age_wide(&mut self, s: usize, now: u64, program: &Program, oc_retry: bool, scan: &mut Scan) {
-        let Some(sched) = self.schedulers.get(s) else { return };
-        let greedy = sched.greedy().filter(|&g| self.qualifying(s, g as usize / 64, oc_retry).0 >> (g % 64) & 1 == 1);
-        if let Some(g) = greedy {
-            if self.try_qualifying(s, g, self.deep.contains(g as usize), now, program, scan) {
-                return;
-            }
-        }
-        let Some(sched) = self.schedulers.get(s) else { return };
-        let mut by_age = 0u64;
-        for wi in 0..self.deep.word_count() {
-            let (q, _) = self.qualifying(s, wi, oc_retry);
+        let words = if WIDE { self.deep.word_count() } else { 1 };
+        for wi in 0..words {
+            let q = if wi == 0 { qualify } else { self.qualifying(s, wi, oc_retry).0 };
             let mut m = q & !greedy.filter(|&g| g as usize / 64 == wi).map_or(0, |g| 1 << (g % 64));
             while m != 0 {
                 let bit = m.trailing_zeros();
@@ -258,7 +245,7 @@ impl<R: RegisterFileScheme + ?Sized> Sm<R> {
             let rank = by_age.trailing_zeros();
             by_age &= by_age - 1;
             let Some(w) = self.schedulers.get(s).and_then(|x| x.by_age(rank)) else { continue };
-            if self.try_qualifying(s, w, self.deep.contains(w as usize), now, program, scan) {
+            if self.try_qualifying(s, w, is_deep(self, w), now, program, scan) {
                 return;
             }
         }

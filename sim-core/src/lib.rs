@@ -55,6 +55,7 @@
 //! | [`exec`] | the functional SIMT executor: launch setups, device memory, warps, instruction streams |
 //! | [`experiment`] | a shared experiment (kernel, launch, GPU, schemes): the web app's links and `.reglab.json` files |
 //! | [`analysis`] | static analyses: CFG, (post-)dominators, loops, liveness, allocation, uniformity, use counts |
+//! | [`sorting`] | stable sorting: the standard sort, or (the page's build) one shared copy of it |
 //! | [`timing`] | cycle-level SM model: CTA dispatch, schedulers, scoreboard, register-file schemes, memory, reports |
 //!
 //! No function in this crate panics on any input: bad input is returned as a value.
@@ -72,4 +73,5 @@ pub mod gpu;
 pub mod ir;
 pub mod occupancy;
 pub mod ptx;
+pub mod sorting;
 pub mod timing;

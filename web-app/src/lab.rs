@@ -248,7 +248,9 @@ impl LabState {
                 } else {
                     next.schemes.push(s);
                     let order: Vec<&str> = sim_core::timing::regfile::registry::names().collect();
-                    next.schemes.sort_by_key(|x| order.iter().position(|o| *o == scheme_name(x)));
+                    sim_core::sorting::sort_by_key(&mut next.schemes, |x| {
+                        order.iter().position(|o| *o == scheme_name(x))
+                    });
                 }
                 next.scheme_error = None;
             }

@@ -144,7 +144,7 @@ pub fn apply(setup: &LaunchSetup, edit: &LaunchEdit) -> Result<LaunchSetup, Stri
                 }
                 None => {
                     outs.push(*i);
-                    outs.sort_unstable();
+                    sim_core::sorting::sort(&mut outs);
                 }
             }
             s.outputs = Some(outs);

@@ -26,7 +26,7 @@ mod bench {
             }
             times.push(elapsed);
         }
-        times.sort_by(f64::total_cmp);
+        sim_core::sorting::sort_by(&mut times, f64::total_cmp);
         times.get(times.len() / 2).copied().unwrap_or(0.0)
     }
 }

@@ -52,7 +52,7 @@ struct Lists {
 
 impl Lists {
     fn from_pairs(n: usize, mut pairs: Vec<(u32, u32)>) -> Lists {
-        pairs.sort_unstable();
+        crate::sorting::sort(&mut pairs);
         pairs.dedup();
         let mut at = vec![0u32; n + 1];
         for &(k, _) in &pairs {
@@ -97,16 +97,16 @@ impl DefUse {
             let Some(i) = body.insts.get(inst) else { continue };
             let mut regs = Vec::new();
             i.for_each_def(|reg| regs.push(reg));
-            regs.sort();
+            crate::sorting::sort(&mut regs);
             regs.dedup();
             defs.extend(regs.into_iter().map(|reg| Def { reg, inst }));
             let mut regs = Vec::new();
             i.for_each_use(|reg| regs.push(reg));
-            regs.sort();
+            crate::sorting::sort(&mut regs);
             regs.dedup();
             uses.extend(regs.into_iter().map(|reg| Use { reg, inst }));
         }
-        defs.sort_by_key(|d| (d.reg, cfg_order(cfg, d.inst)));
+        crate::sorting::sort_by_key(&mut defs, |d| (d.reg, cfg_order(cfg, d.inst)));
         let mut reg_defs = vec![0u32; n_regs + 1];
         for d in &defs {
             if let Some(slot) = reg_defs.get_mut(d.reg.index() + 1) {

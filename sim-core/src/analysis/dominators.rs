@@ -206,7 +206,7 @@ fn frontiers(tree: &Tree, pred: &[Vec<u32>], n: usize) -> Vec<Vec<Handle<Block>>
             }
         }
     }
-    df.iter_mut().for_each(|v| v.sort());
+    df.iter_mut().for_each(|v| crate::sorting::sort(v));
     df
 }
 

@@ -76,7 +76,7 @@ impl Graph {
             }
         }
         for a in g.adj.iter_mut().chain(g.co_read.iter_mut()) {
-            a.sort_unstable();
+            crate::sorting::sort(a);
             a.dedup();
         }
         g
@@ -134,7 +134,7 @@ impl Graph {
                 regs.extend(s..s + groups.units[g]);
             }
         }
-        regs.sort_unstable();
+        crate::sorting::sort(&mut regs);
         regs.dedup();
         regs.len() as u32
     }
@@ -206,7 +206,7 @@ impl Groups {
     pub fn coalesce(&mut self, values: &Values, loops: &Loops, cfg: &Cfg) {
         let mut copies = values.copies.clone();
         let depth = |ih: Handle<Inst>| cfg.position(ih).map_or(0, |(b, _)| loops.depth(b));
-        copies.sort_by_key(|&(ih, _, _)| (core::cmp::Reverse(depth(ih)), ih));
+        crate::sorting::sort_by_key(&mut copies, |&(ih, _, _)| (core::cmp::Reverse(depth(ih)), ih));
         for (_, dst, src) in copies {
             let (a, b) = (self.find(dst), self.find(src));
             if a == b

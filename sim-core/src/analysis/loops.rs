@@ -134,17 +134,17 @@ fn natural_loop(cfg: &Cfg, header: Handle<Block>, latches: Vec<Handle<Block>>) -
     let blocks: Vec<Handle<Block>> = cfg.blocks().filter(|b| inside[b.index()]).collect();
     let mut exits: Vec<Handle<Block>> =
         blocks.iter().flat_map(|&b| cfg.succs(b).iter().copied()).filter(|s| !inside[s.index()]).collect();
-    exits.sort();
+    crate::sorting::sort(&mut exits);
     exits.dedup();
     let mut latches = latches;
-    latches.sort();
+    crate::sorting::sort(&mut latches);
     Loop { header, blocks, latches, exits, parent: None, depth: 1 }
 }
 
 /// Orders loops outer-first (by size, then header), links parents, sets depths; returns the
 /// innermost loop of each block.
 fn nest(loops: &mut [Loop], n: usize) -> Vec<Option<Handle<Loop>>> {
-    loops.sort_by(|a, b| b.blocks.len().cmp(&a.blocks.len()).then(a.header.cmp(&b.header)));
+    crate::sorting::sort_by(loops, |a, b| b.blocks.len().cmp(&a.blocks.len()).then(a.header.cmp(&b.header)));
     let mut innermost: Vec<Option<Handle<Loop>>> = vec![None; n];
     for i in 0..loops.len() {
         let (outer, rest) = loops.split_at_mut(i);

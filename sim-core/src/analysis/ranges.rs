@@ -142,7 +142,7 @@ fn jump_set(func: &Function) -> Vec<i128> {
     for inst in body.insts.values() {
         inst.operands.iter().for_each(&mut add);
     }
-    out.sort_unstable();
+    crate::sorting::sort(&mut out);
     out.dedup();
     out
 }

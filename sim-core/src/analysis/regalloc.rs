@@ -231,7 +231,7 @@ fn colour_order(
         first[g] = first[g].min(key(ih));
     }
     let mut order: Vec<u32> = (0..groups.n as u32).collect();
-    order.sort_by_key(|&g| (first[g as usize], g));
+    crate::sorting::sort_by_key(&mut order, |&g| (first[g as usize], g));
     order
 }
 

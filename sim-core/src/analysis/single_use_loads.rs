@@ -180,7 +180,7 @@ impl SingleUseLoads {
             }
         }
         found.extend(active.into_iter().filter(|(r, _)| !live_out_of_block(live, bh, *r)));
-        found.sort_by_key(|(_, a)| a.load);
+        crate::sorting::sort_by_key(&mut found, |(_, a)| a.load);
         for (reg, a) in found {
             self.accept(body, reg, &a);
         }

@@ -143,7 +143,7 @@ impl Scan {
 pub fn allocate(values: &[LiveValue], slice_bits: u32, reserved: &[u32]) -> SliceAllocation {
     let per_reg = (32 / slice_bits.clamp(1, 32)).clamp(1, 8);
     let mut order: Vec<usize> = (0..values.len()).collect();
-    order.sort_by_key(|&i| values.get(i).map(|v| (v.start, i)));
+    crate::sorting::sort_by_key(&mut order, |&i| values.get(i).map(|v| (v.start, i)));
     let mut scan = Scan { per_reg, regs: Vec::new(), reserved: reserved.to_vec(), next: 0 };
     let mut out = SliceAllocation { pieces: vec![Vec::new(); values.len()], ..SliceAllocation::default() };
     for i in order {

@@ -77,7 +77,7 @@ impl UninitialisedReads {
                 slots.write(&mut written, inst);
             }
         }
-        reads.sort_by_key(|&(r, at)| (at.index(), r.index()));
+        crate::sorting::sort_by_key(&mut reads, |&(r, at)| (at.index(), r.index()));
         UninitialisedReads { reads }
     }
 

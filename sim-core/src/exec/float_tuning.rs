@@ -153,7 +153,7 @@ fn candidates(module: &Module, setup: &LaunchSetup) -> Result<(Vec<(u32, u32)>, 
     }
     let reference = run.result().map(observed).unwrap_or_default();
     let mut order: Vec<((u32, u32), u64)> = counts.into_iter().collect();
-    order.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    crate::sorting::sort_by(&mut order, |a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     Ok((order.into_iter().map(|(k, _)| k).collect(), reference))
 }
 
@@ -256,7 +256,7 @@ mod tests {
     /// The chosen formats' bits, narrowest first.
     fn sorted_bits(r: &super::TuningResult) -> vec::Vec<u8> {
         let mut bits: vec::Vec<u8> = r.formats.values().copied().collect();
-        bits.sort_unstable();
+        crate::sorting::sort(&mut bits);
         bits
     }
 

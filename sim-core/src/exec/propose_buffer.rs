@@ -56,7 +56,7 @@ pub(crate) fn pointer_specs(
     }
     super::propose_struct::struct_specs(reach, unknown_bytes, setup, notes);
     // In parameter order (the struct fields' notes come last); stable within a parameter.
-    notes.sort_by_key(|n| n.param);
+    crate::sorting::sort_by_key(notes, |n| n.param);
     outputs
 }
 

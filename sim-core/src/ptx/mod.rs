@@ -61,7 +61,7 @@ pub fn check(src: &str) -> Checked {
             Err(d) => diagnostics.extend(d),
         }
     }
-    diagnostics.sort_by_key(|d| (d.span.start, d.span.end));
+    crate::sorting::sort_by_key(&mut diagnostics, |d| (d.span.start, d.span.end));
     Checked { module, diagnostics }
 }
 
@@ -133,6 +133,6 @@ pub fn summary(module: &ir::Module) -> Summary {
             })
         })
         .collect();
-    functions.sort_by_key(|f| !f.entry);
+    crate::sorting::sort_by_key(&mut functions, |f| !f.entry);
     Summary { functions }
 }

@@ -225,7 +225,7 @@ fn embed_view(shown: &UseStateHandle<Shown>, choice: &EmbedChoice, state: &AppSt
                     c.panels.retain(|p| *p != n);
                 } else {
                     c.panels.push(n);
-                    c.panels.sort_by_key(|p| PANELS.iter().position(|x| x == p));
+                    sim_core::sorting::sort_by_key(&mut c.panels, |p| PANELS.iter().position(|x| x == p));
                 }
             },
             name,

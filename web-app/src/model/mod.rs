@@ -226,7 +226,7 @@ fn kernels(module: &Module, src: &str, index: &LineIndex) -> Vec<KernelInfo> {
             Some((span.start, info))
         })
         .collect();
-    found.sort_by_key(|(start, _)| *start);
+    sim_core::sorting::sort_by_key(&mut found, |(start, _)| *start);
     found.into_iter().map(|(_, k)| k).collect()
 }
 

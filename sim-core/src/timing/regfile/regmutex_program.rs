@@ -51,7 +51,7 @@ pub fn regions(func: &Function) -> Regions {
     let peak: Vec<u32> =
         body.insts.iter().map(|(h, _)| (live.live_in(h).count() as u32).max(live.pressure(h))).collect();
     let mut sorted = peak.clone();
-    sorted.sort_unstable();
+    crate::sorting::sort(&mut sorted);
     let base = sorted.get(sorted.len().saturating_sub(1) / 2).copied().unwrap_or(0);
     let max = sorted.last().copied().unwrap_or(0);
     let need = body.insts.iter().map(|(h, i)| !is_barrier(i) && peak.get(h.index()).is_some_and(|&p| p > base));

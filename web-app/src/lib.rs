@@ -27,6 +27,7 @@
 
 pub mod app;
 pub mod components;
+pub mod diff_job;
 pub mod examples;
 pub mod export;
 pub mod highlight;

@@ -136,6 +136,8 @@ pub enum WorkerReply {
     Done(RunOutput),
     /// The run failed.
     Failed(RunFailure),
+    /// A PTX diff's answer (`diff_job.rs`).
+    Diff(crate::diff_job::DiffResult),
 }
 
 /// How to raise the warp-instruction budget in the app.

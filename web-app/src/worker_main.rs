@@ -1,12 +1,14 @@
 //! The Web Worker: receives one `RunRequest` (JSON text; the page's pool, `run_pool.rs`, gives
 //! each worker its share of the schemes), runs it with `web_app::run_job` and posts progress
-//! messages and the final reports (or a structured failure) back, all as JSON text. The page
+//! messages and the final reports (or a structured failure) back, all as JSON text; or one PTX
+//! diff job (`web_app::diff_job`), answered with the diff. The page
 //! terminates the worker to cancel, so the run itself needs no interruption points.
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
     use wasm_bindgen::closure::Closure;
     use wasm_bindgen::{JsCast, JsValue};
+    use web_app::diff_job::{DiffJob, DIFF_JOB_PREFIX};
     use web_app::run_job::{execute_to_reply, RunFailure, RunRequest, WorkerReply};
     use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
@@ -23,6 +25,13 @@ fn main() {
         if text == web_app::worker_client::TEST_TRAP_REQUEST {
             // The browser tests' failing worker (worker_client.rs): trap as a worker out of memory does.
             std::process::abort();
+        }
+        if text.starts_with(DIFF_JOB_PREFIX) {
+            let reply = match serde_json::from_str::<DiffJob>(&text) {
+                Ok(job) => WorkerReply::Diff(web_app::diff_job::execute(&job.diff)),
+                Err(e) => WorkerReply::Diff(Err(format!("bad request: {e}"))),
+            };
+            return post(&reply);
         }
         let reply = match serde_json::from_str::<RunRequest>(&text) {
             Ok(req) => execute_to_reply(&req, |p| post(&WorkerReply::Progress(p))),

@@ -23,6 +23,8 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use serde::{Deserialize, Serialize};
+
 /// Most lines on either side that are aligned (beyond: side by side, unaligned).
 pub const MAX_LINES: usize = 20_000;
 
@@ -33,7 +35,7 @@ pub const MAX_EDITS: usize = 2_000;
 const MAX_PAIRING_CELLS: usize = 250_000;
 
 /// What a row of the aligned texts is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RowKind {
     /// The same line on both sides.
     Same,
@@ -46,7 +48,7 @@ pub enum RowKind {
 }
 
 /// One aligned row: line indices (0-based) into the old and the new text.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DiffRow {
     /// What the row is.
     pub kind: RowKind,
@@ -59,7 +61,7 @@ pub struct DiffRow {
 }
 
 /// Two texts aligned.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LineDiff {
     /// The rows, in order of both texts.
     pub rows: Vec<DiffRow>,

@@ -23,6 +23,8 @@ use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
+use serde::{Deserialize, Serialize};
+
 use super::{diff_lines, LineDiff, RowKind};
 use crate::ir::print_inst::{write_inst, Names};
 use crate::ir::{Function, Handle, Inst, Item, Module};
@@ -39,8 +41,9 @@ pub fn transformed(module: &Module, scheme: &ResolvedScheme) -> Result<Option<(M
     }
 }
 
-/// The original and rewritten texts and their aligned rows, reasons attached.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// The original and rewritten texts and their aligned rows, reasons attached (sent from a worker
+/// to the page as JSON).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RewriteDiff {
     /// The original kernel's text form, by line.
     pub original: Vec<String>,

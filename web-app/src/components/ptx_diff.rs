@@ -9,22 +9,24 @@
 //!  13 add.f32 %f3, %f2, %f1;            │ 12 add.f32 %f3, %g[%rd7], %f1;   (changed, tooltip)
 //! ```
 //!
-//! The diff is computed from the analysed module (the editor's analysis is already deferred
-//! while typing), once per module and scheme; above [`AUTO_LINES`] lines of source it waits for
-//! a click. Every line is inserted as text (Yew escapes it).
+//! The diff is computed by a worker (`diff_job.rs`: the page's wasm does not link the schemes'
+//! passes) from the analysed module's text (the editor's analysis is already deferred while
+//! typing), once per module and scheme; above [`AUTO_LINES`] lines of source it waits for a
+//! click. Every line is inserted as text (Yew escapes it).
 
 use std::rc::Rc;
 
 use yew::prelude::*;
 
-use sim_core::diff::rewrite::{rewrite_diff, RewriteDiff};
+use sim_core::diff::rewrite::RewriteDiff;
 use sim_core::diff::RowKind;
 use sim_core::gpu::GpuConfig;
-use sim_core::timing::regfile::registry::transform_of;
+use sim_core::timing::regfile::registry::transforms_code;
 use sim_core::timing::regfile::ResolvedScheme;
 use sim_core::timing::{EnergyModel, SchemeSpec};
 use wasm_bindgen::JsCast;
 
+use crate::diff_job::{use_rewrite_diff, DiffRequest, DiffResult};
 use crate::model::Compiled;
 
 /// Largest source (lines) whose diff is computed without being asked.
@@ -50,7 +52,7 @@ pub fn transforming(schemes: &[String], gpu: Option<&GpuConfig>) -> Vec<(String,
         .iter()
         .filter_map(|s| {
             let r = SchemeSpec::parse(s).and_then(|x| x.resolve(gpu, &EnergyModel::default())).ok()?;
-            transform_of(&r).map(|_| (s.clone(), r))
+            transforms_code(&r).then(|| (s.clone(), r))
         })
         .collect()
 }
@@ -64,11 +66,14 @@ pub fn ptx_diff(props: &PtxDiffProps) -> Html {
     let pick = chosen.as_ref().and_then(|c| list.iter().position(|(s, _)| s == c)).unwrap_or(0);
     let selected = list.get(pick).cloned();
     let allowed = props.lines <= AUTO_LINES || (asked.is_some() && *asked == props.compiled);
-    let key = (props.compiled.clone(), selected.as_ref().map(|s| s.0.clone()), props.gpu.clone(), allowed);
-    let result = use_memo(key, move |(compiled, _, _, allowed)| match (compiled, &selected, allowed) {
-        (Some(c), Some((_, r)), true) => Some(rewrite_diff(&c.get().module, r)),
+    let key = (props.compiled.clone(), selected.map(|s| s.0), props.gpu.clone(), allowed);
+    let request = use_memo(key, |(compiled, spec, gpu, allowed)| match (compiled, spec, gpu, allowed) {
+        (Some(c), Some(spec), Some(gpu), true) => {
+            Some(DiffRequest { ptx: c.get().source.clone(), gpu: (**gpu).clone(), scheme: spec.clone() })
+        }
         _ => None,
     });
+    let result = use_rewrite_diff(request);
     if list.is_empty() {
         return Html::default();
     }
@@ -84,7 +89,7 @@ pub fn ptx_diff(props: &PtxDiffProps) -> Html {
         let (asked, compiled) = (asked.clone(), props.compiled.clone());
         Callback::from(move |_: MouseEvent| asked.set(compiled.clone()))
     };
-    let body = panel_body(props, (*result).as_ref(), ask);
+    let body = panel_body(props, allowed, result.as_deref(), ask);
     html! {
         <section class="ptx-diff" id="ptx-diff" aria-labelledby="diff-heading">
             <div class="lab-head"><h2 id="diff-heading">{ "PTX diff" }</h2></div>
@@ -99,13 +104,10 @@ pub fn ptx_diff(props: &PtxDiffProps) -> Html {
 }
 
 /// Below the selector: the table, or why there is none yet.
-fn panel_body(
-    props: &PtxDiffProps,
-    result: Option<&Result<Option<RewriteDiff>, String>>,
-    ask: Callback<MouseEvent>,
-) -> Html {
+fn panel_body(props: &PtxDiffProps, allowed: bool, result: Option<&DiffResult>, ask: Callback<MouseEvent>) -> Html {
     match (&props.compiled, result) {
         (None, _) => html! { <p class="diff-note">{ "The kernel does not compile yet." }</p> },
+        (Some(_), None) if allowed => html! { <p class="diff-note" id="diff-computing">{ "Computing the diff…" }</p> },
         (Some(_), None) => html! {
             <p class="diff-note">{ format!("{} lines: the diff is computed on request. ", props.lines) }
                 <button type="button" id="diff-compute" onclick={ask}>{ "Compute the diff" }</button></p>

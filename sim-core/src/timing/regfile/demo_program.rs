@@ -71,6 +71,12 @@ pub fn transform_for(config: &SchemeConfig) -> Option<ProgramTransform> {
     }
 }
 
+/// Whether [`transform_for`] gives `config` a pass (without naming the passes: see
+/// `registry::transforms_code`).
+pub fn transforms(config: &SchemeConfig) -> bool {
+    matches!(split(config), Some((false, _)))
+}
+
 /// The `demo` register assignment for a resolved config: with `issue=load`, the folded values
 /// live in the memory-operand buffer ([`split_assign`]); else none (the allocator's).
 pub fn assign_for(config: &SchemeConfig) -> Option<AssignRegisters> {

@@ -1,18 +1,18 @@
 //! Every register-file scheme by name: the CLI's `--scheme` values, `reglab schemes` and the app's
 //! scheme list read this table. Adding a scheme is its module plus one entry here (and the UI's
-//! list): its parameter schema, its model notes and its constructor.
+//! list): its parameter schema, its model notes and its constructor; a scheme with program passes
+//! adds an arm to [`transform_of`] and [`transforms_code`] or to [`assign_of`].
 //!
 //! ```text
 //! by_name("no-bank-conflicts") → SchemeEntry { params: no_bank_conflicts::params, notes: …, … }
 //! entry.make(&ctx, &resolved_config) → Box<dyn RegisterFileScheme> (one per SM)
 //! ```
 //!
-//! The constructors are not in the table but in [`SchemeEntry::make`]: the page lists, configures
-//! and transforms schemes but never simulates, and a table of constructors would link every
-//! scheme's run-time model into it (20 KB of its gzipped wasm).
-//!
-//! ```text
-//! ```
+//! The constructors are not in the table but in [`SchemeEntry::make`], and the program passes
+//! in [`transform_of`] and [`assign_of`]: the page lists and configures schemes but never
+//! simulates or transforms (its PTX diff comes from a worker), and a table of constructors or
+//! passes would link every scheme's run-time model and compile-time passes into it (20 KB and
+//! 27 KB of its gzipped wasm).
 
 use alloc::boxed::Box;
 use alloc::vec::Vec;
@@ -54,11 +54,6 @@ pub struct SchemeEntry {
     pub params: fn(&GpuConfig, &EnergyModel) -> Vec<ParamSpec>,
     /// What is modelled, what is not, the assumptions and their values.
     pub notes: &'static [ModelNote],
-    /// The scheme's IR → IR pass, if it times its own program (`None`: the original).
-    pub transform: Option<ProgramTransform>,
-    /// The scheme's own register assignment (a packing scheme places values in slices of one or
-    /// two physical registers, starting from the allocator's); `None`: the allocator's.
-    pub assign: Option<AssignRegisters>,
     /// The scheme reads the executor's value summaries (uniform values, significant bits:
     /// [`crate::timing::WarpStream::values_at`]); runs whose schemes all say no record none.
     pub needs_values: bool,
@@ -72,9 +67,7 @@ pub const SCHEMES: &[SchemeEntry] = &[
         source: "SCHEMES.md §0; GPGPU-Sim operand collector",
         params: BankedConfig::params,
         notes: baseline::NOTES,
-        transform: None,
         needs_values: false,
-        assign: None,
     },
     SchemeEntry {
         name: "no-bank-conflicts",
@@ -82,9 +75,7 @@ pub const SCHEMES: &[SchemeEntry] = &[
         source: "Wyse, limit studies (SCHEMES.md §1)",
         params: no_bank_conflicts::params,
         notes: no_bank_conflicts::NOTES,
-        transform: None,
         needs_values: false,
-        assign: None,
     },
     SchemeEntry {
         name: "2x-registers",
@@ -92,9 +83,7 @@ pub const SCHEMES: &[SchemeEntry] = &[
         source: "Wyse, limit studies (SCHEMES.md §1)",
         params: double_registers::params,
         notes: double_registers::NOTES,
-        transform: None,
         needs_values: false,
-        assign: None,
     },
     SchemeEntry {
         name: "rfc-ob",
@@ -102,9 +91,7 @@ pub const SCHEMES: &[SchemeEntry] = &[
         source: "Wyse §2.3.3, §5, §6; Gebhart et al. ISCA'11 (SCHEMES.md §1)",
         params: rfc_ob_config::params,
         notes: rfc_ob_config::NOTES,
-        transform: None,
         needs_values: false,
-        assign: None,
     },
     SchemeEntry {
         name: "demo",
@@ -112,9 +99,7 @@ pub const SCHEMES: &[SchemeEntry] = &[
         source: "Mohammadpur-Fard et al., DeMO (SCHEMES.md §3)",
         params: demo::params,
         notes: demo::NOTES,
-        transform: Some(demo_program::transform_global),
         needs_values: false,
-        assign: None,
     },
     SchemeEntry {
         name: "demo-ideal",
@@ -122,9 +107,7 @@ pub const SCHEMES: &[SchemeEntry] = &[
         source: "Mohammadpur-Fard et al., DeMO Fig. 3 (SCHEMES.md §3)",
         params: BankedConfig::params,
         notes: demo::IDEAL_NOTES,
-        transform: None,
         needs_values: false,
-        assign: Some(demo_program::ideal_assign),
     },
     SchemeEntry {
         name: "finereg",
@@ -132,9 +115,7 @@ pub const SCHEMES: &[SchemeEntry] = &[
         source: "Oh et al., FineReg (SCHEMES.md §4)",
         params: finereg::params,
         notes: finereg::NOTES,
-        transform: None,
         needs_values: false,
-        assign: None,
     },
     SchemeEntry {
         name: "virtual-thread",
@@ -142,9 +123,7 @@ pub const SCHEMES: &[SchemeEntry] = &[
         source: "Oh et al. comparator (SCHEMES.md §4)",
         params: virtual_thread::params,
         notes: virtual_thread::NOTES,
-        transform: None,
         needs_values: false,
-        assign: None,
     },
     SchemeEntry {
         name: "reg-dram",
@@ -152,9 +131,7 @@ pub const SCHEMES: &[SchemeEntry] = &[
         source: "Oh et al. comparator (SCHEMES.md §4)",
         params: virtual_thread::params_dram,
         notes: virtual_thread::NOTES_DRAM,
-        transform: None,
         needs_values: false,
-        assign: None,
     },
     SchemeEntry {
         name: "composite",
@@ -162,9 +139,7 @@ pub const SCHEMES: &[SchemeEntry] = &[
         source: "Gilani, Kim, Schulte HPCA'13 §3 (SCHEMES.md §5)",
         params: gilani::composite_schema,
         notes: gilani::COMPOSITE_NOTES,
-        transform: Some(composite_rf::fuse_paper),
         needs_values: true,
-        assign: None,
     },
     SchemeEntry {
         name: "scalar-unit",
@@ -172,9 +147,7 @@ pub const SCHEMES: &[SchemeEntry] = &[
         source: "Gilani, Kim, Schulte HPCA'13 §4 (SCHEMES.md §5)",
         params: gilani::scalar_schema,
         notes: gilani::SCALAR_NOTES,
-        transform: None,
         needs_values: true,
-        assign: None,
     },
     SchemeEntry {
         name: "sliced",
@@ -182,9 +155,7 @@ pub const SCHEMES: &[SchemeEntry] = &[
         source: "Gilani, Kim, Schulte HPCA'13 §5 (SCHEMES.md §5)",
         params: gilani::sliced_schema,
         notes: gilani::SLICED_NOTES,
-        transform: None,
         needs_values: true,
-        assign: None,
     },
     SchemeEntry {
         name: "gilani",
@@ -192,9 +163,7 @@ pub const SCHEMES: &[SchemeEntry] = &[
         source: "Gilani, Kim, Schulte HPCA'13 (SCHEMES.md §5)",
         params: gilani::gilani_schema,
         notes: gilani::GILANI_NOTES,
-        transform: Some(composite_rf::fuse_paper),
         needs_values: true,
-        assign: None,
     },
     SchemeEntry {
         name: "regmutex",
@@ -202,9 +171,7 @@ pub const SCHEMES: &[SchemeEntry] = &[
         source: "Khorasani et al. ISCA'18, as Oh et al. compare it (SCHEMES.md §4)",
         params: regmutex::params,
         notes: regmutex::NOTES,
-        transform: Some(regmutex_program::transform),
         needs_values: false,
-        assign: None,
     },
     SchemeEntry {
         name: "compression",
@@ -213,9 +180,7 @@ pub const SCHEMES: &[SchemeEntry] = &[
         source: "Angerd, Sintorn, Stenström (SCHEMES.md §2, §A, §B)",
         params: compression::params,
         notes: compression::NOTES,
-        transform: None,
         needs_values: false,
-        assign: Some(compression_program::assign_4),
     },
 ];
 
@@ -255,29 +220,6 @@ fn gilani_file(
     cfg: &SchemeConfig,
 ) -> Result<Box<dyn RegisterFileScheme>, SchemeConfigError> {
     Ok(Box::new(GilaniRegisterFile::new(c, &GilaniConfig::from_config(name, t, cfg)?)))
-}
-
-/// A scheme's program passes chosen by its resolved config (passes with parameters).
-#[derive(Clone, Copy, Debug)]
-pub struct ConfiguredPasses {
-    /// The IR → IR pass for the config (`None`: the original program).
-    pub transform: fn(&SchemeConfig) -> Option<ProgramTransform>,
-    /// The register assignment for the config (`None`: the allocator's).
-    pub assign: fn(&SchemeConfig) -> Option<AssignRegisters>,
-}
-
-/// The schemes whose program passes depend on their parameters; the others use their entry's
-/// [`SchemeEntry::transform`] and [`SchemeEntry::assign`].
-const CONFIGURED: &[(&str, ConfiguredPasses)] = &[
-    ("demo", ConfiguredPasses { transform: demo_program::transform_for, assign: demo_program::assign_for }),
-    ("composite", ConfiguredPasses { transform: composite_pass, assign: entry_assign }),
-    ("gilani", ConfiguredPasses { transform: composite_pass, assign: entry_assign }),
-    ("compression", ConfiguredPasses { transform: no_transform, assign: compression::assign_for }),
-];
-
-/// No program pass (the original program).
-fn no_transform(_: &SchemeConfig) -> Option<ProgramTransform> {
-    None
 }
 
 /// What resolved scheme `r`'s register assignment pass is told besides the module: the launch
@@ -356,23 +298,37 @@ fn composite_pass(cfg: &SchemeConfig) -> Option<ProgramTransform> {
     Some(composite_rf::transform_for_rule(rule.unwrap_or("paper")))
 }
 
-/// No register assignment of the scheme's own (the allocator's registers).
-fn entry_assign(_: &SchemeConfig) -> Option<AssignRegisters> {
-    None
-}
-
-fn configured(r: &ResolvedScheme) -> Option<&'static ConfiguredPasses> {
-    CONFIGURED.iter().find(|(n, _)| *n == r.entry.name).map(|(_, p)| p)
-}
-
-/// The program pass of resolved scheme `r`: the one its config selects, else its entry's.
+/// The program pass of resolved scheme `r` (`None`: it times the original program). A match on
+/// the name, as [`SchemeEntry::make`] is, so that code which only lists and configures schemes
+/// (the page) does not link the passes.
 pub fn transform_of(r: &ResolvedScheme) -> Option<ProgramTransform> {
-    configured(r).map_or(r.entry.transform, |p| (p.transform)(&r.config))
+    match r.entry.name {
+        "demo" => demo_program::transform_for(&r.config),
+        "composite" | "gilani" => composite_pass(&r.config),
+        "regmutex" => Some(regmutex_program::transform),
+        _ => None,
+    }
 }
 
-/// The register assignment of resolved scheme `r`: the one its config selects, else its entry's.
+/// Whether resolved scheme `r` times a program of its own (`transform_of(r).is_some()`, without
+/// linking the passes: the page asks this to offer its PTX diff, which a worker computes).
+pub fn transforms_code(r: &ResolvedScheme) -> bool {
+    match r.entry.name {
+        "demo" => demo_program::transforms(&r.config),
+        "composite" | "gilani" | "regmutex" => true,
+        _ => false,
+    }
+}
+
+/// The register assignment of resolved scheme `r` (a packing scheme places values in slices of
+/// one or two physical registers, starting from the allocator's; `None`: the allocator's).
 pub fn assign_of(r: &ResolvedScheme) -> Option<AssignRegisters> {
-    configured(r).map_or(r.entry.assign, |p| (p.assign)(&r.config))
+    match r.entry.name {
+        "demo" => demo_program::assign_for(&r.config),
+        "demo-ideal" => Some(demo_program::ideal_assign),
+        "compression" => compression::assign_for(&r.config),
+        _ => None,
+    }
 }
 
 /// The scheme called `name`.

@@ -216,3 +216,33 @@ fn counters_add_up_by_name() {
     assert_eq!(total.counters, [counter("rfc_hits", 7), counter("ob_full", 1)]);
     assert_eq!(serde_json::to_string(&SchemeStats::default()).ok().map(|j| j.contains("counters")), Some(false));
 }
+
+/// The page offers a PTX diff for the schemes `transforms_code` names, without linking the passes
+/// (`registry.rs`): it must say yes exactly where `transform_of` has a pass, for every scheme's
+/// defaults and for the configs that choose another pass or none (`demo:issue=load` folds at the
+/// load and keeps the original program; `composite`'s pair rules).
+#[test]
+fn transforms_code_agrees_with_the_passes() {
+    use crate::timing::regfile::registry::{names, transform_of, transforms_code};
+    let gpu = presets::fermi_gtx480();
+    let energy = EnergyModel::default();
+    let mut specs: Vec<String> = names().map(String::from).collect();
+    specs.extend(
+        ["demo:issue=load", "demo:spaces=all", "demo:issue=load,spaces=all", "composite:pair_rule=single_use"]
+            .map(String::from),
+    );
+    let mut with_pass = Vec::new();
+    for text in &specs {
+        let resolved = SchemeSpec::parse(text).and_then(|s| s.resolve(&gpu, &energy));
+        assert!(resolved.is_ok(), "{text}: {:?}", resolved.as_ref().err());
+        let Ok(r) = resolved else { continue };
+        assert_eq!(transforms_code(&r), transform_of(&r).is_some(), "{text}");
+        if transforms_code(&r) {
+            with_pass.push(text.as_str());
+        }
+    }
+    assert_eq!(
+        with_pass,
+        ["demo", "composite", "gilani", "regmutex", "demo:spaces=all", "composite:pair_rule=single_use"]
+    );
+}

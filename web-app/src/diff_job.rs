@@ -1,0 +1,209 @@
+//! The PTX diff panel's job, done by a worker: the page sends the text, the GPU and one scheme
+//! spec; the worker compiles the text, resolves the scheme and rewrites the module
+//! ([`sim_core::diff::rewrite::rewrite_diff`]); the page shows what comes back. So the page's wasm
+//! links neither the schemes' program passes nor the diff (27 KB of it gzipped), and a large
+//! kernel's rewrite never holds the page.
+//!
+//! ```text
+//! page → worker   {"diff":{"ptx":"…","gpu":GpuConfig,"scheme":"demo:spaces=all"}}
+//! worker → page   "ready" first (as for runs), then {"diff":{"Ok":RewriteDiff|null}} or {"diff":{"Err":"…"}}
+//! ```
+//!
+//! Natively (the tests) [`use_rewrite_diff`] computes the diff right away on the same thread.
+
+use std::rc::Rc;
+
+use serde::{Deserialize, Serialize};
+use sim_core::diff::rewrite::RewriteDiff;
+use sim_core::gpu::GpuConfig;
+use sim_core::timing::{EnergyModel, SchemeSpec};
+use yew::prelude::*;
+
+/// What the worker is asked: one scheme's rewrite of one module.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DiffRequest {
+    /// The PTX text.
+    pub ptx: String,
+    /// The GPU the scheme's defaults come from.
+    pub gpu: GpuConfig,
+    /// The scheme spec (`NAME` or `NAME:k=v,…`).
+    pub scheme: String,
+}
+
+/// The message that carries a [`DiffRequest`] (its JSON starts with [`DIFF_JOB_PREFIX`], which
+/// is how the worker tells it from a run).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DiffJob {
+    /// The request.
+    pub diff: DiffRequest,
+}
+
+/// How a [`DiffJob`]'s JSON starts.
+pub const DIFF_JOB_PREFIX: &str = "{\"diff\":";
+
+/// The diff, `Ok(None)` when the scheme does not transform code, or why there is none.
+pub type DiffResult = Result<Option<RewriteDiff>, String>;
+
+/// The worker's side: compile, resolve, rewrite.
+pub fn execute(req: &DiffRequest) -> DiffResult {
+    let module = sim_core::ptx::compile(&req.ptx).map_err(|d| {
+        let first = d.first().map(|d| d.message.clone()).unwrap_or_default();
+        format!("The kernel does not compile: {first}")
+    })?;
+    let scheme = SchemeSpec::parse(&req.scheme)
+        .and_then(|s| s.resolve(&req.gpu, &EnergyModel::default()))
+        .map_err(|e| e.to_string())?;
+    sim_core::diff::rewrite::rewrite_diff(&module, &scheme)
+}
+
+/// The diff for `request` (`None`: none asked, or the worker is still computing it). Each new
+/// request terminates the worker of the previous one, so only the latest answer arrives.
+#[hook]
+pub fn use_rewrite_diff(request: Rc<Option<DiffRequest>>) -> Option<Rc<DiffResult>> {
+    imp::use_rewrite_diff(request)
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+mod imp {
+    use super::*;
+
+    #[hook]
+    pub fn use_rewrite_diff(request: Rc<Option<DiffRequest>>) -> Option<Rc<DiffResult>> {
+        let result = use_memo(request, |r| r.as_ref().as_ref().map(|r| Rc::new(execute(r))));
+        (*result).clone()
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+mod imp {
+    use std::cell::RefCell;
+
+    use wasm_bindgen::closure::Closure;
+    use wasm_bindgen::{JsCast, JsValue};
+    use web_sys::{ErrorEvent, MessageEvent, Worker};
+
+    use super::*;
+    use crate::run_job::WorkerReply;
+    use crate::worker_client::{crashed_message, WORKER_URL};
+
+    /// The worker computing the latest request and its message handlers.
+    type Held = Option<(Worker, Closure<dyn Fn(MessageEvent)>, Closure<dyn Fn(ErrorEvent)>)>;
+
+    #[hook]
+    pub fn use_rewrite_diff(request: Rc<Option<DiffRequest>>) -> Option<Rc<DiffResult>> {
+        let result = use_state(|| None::<Rc<DiffResult>>);
+        let held: Rc<RefCell<Held>> = use_mut_ref(|| None);
+        {
+            let (result, held) = (result.clone(), held.clone());
+            use_effect_with(request, move |request| {
+                stop(&held);
+                result.set(None);
+                if let Some(req) = request.as_ref() {
+                    if let Err(m) = start(&held, req, result.clone()) {
+                        result.set(Some(Rc::new(Err(m))));
+                    }
+                }
+                move || stop(&held)
+            });
+        }
+        (*result).clone()
+    }
+
+    fn start(
+        held: &Rc<RefCell<Held>>,
+        req: &DiffRequest,
+        result: UseStateHandle<Option<Rc<DiffResult>>>,
+    ) -> Result<(), String> {
+        let text = serde_json::to_string(&DiffJob { diff: req.clone() }).map_err(|e| e.to_string())?;
+        let worker = Worker::new(WORKER_URL).map_err(|e| format!("cannot start the worker: {e:?}"))?;
+        let (me, done, slot) = (worker.clone(), result.clone(), held.clone());
+        let onmessage = Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| {
+            let reply = event.data().as_string().unwrap_or_default();
+            let answer = match serde_json::from_str::<WorkerReply>(&reply) {
+                Ok(WorkerReply::Ready) => match me.post_message(&JsValue::from_str(&text)) {
+                    Ok(()) => return,
+                    Err(e) => Err(format!("cannot send the diff to its worker: {e:?}")),
+                },
+                Ok(WorkerReply::Diff(d)) => d,
+                Ok(WorkerReply::Failed(f)) => Err(f.message),
+                Ok(_) => return,
+                Err(e) => Err(format!("bad reply from the diff's worker: {e}")),
+            };
+            done.set(Some(Rc::new(answer)));
+            release(&slot);
+        });
+        let (done, slot) = (result, held.clone());
+        let onerror = Closure::<dyn Fn(ErrorEvent)>::new(move |e: ErrorEvent| {
+            // Handled here: not also an uncaught error of the page.
+            e.prevent_default();
+            done.set(Some(Rc::new(Err(crashed_message(&e.message())))));
+            release(&slot);
+        });
+        worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
+        worker.set_onerror(Some(onerror.as_ref().unchecked_ref()));
+        *held.borrow_mut() = Some((worker, onmessage, onerror));
+        Ok(())
+    }
+
+    /// Terminates and forgets the held worker (from outside its events).
+    fn stop(held: &Rc<RefCell<Held>>) {
+        if let Ok(mut h) = held.try_borrow_mut() {
+            if let Some((worker, _, _)) = h.take() {
+                worker.terminate();
+            }
+        }
+    }
+
+    /// Terminates and forgets the held worker from inside one of its own events (its running
+    /// closure must not be dropped: it is leaked, once per diff).
+    fn release(held: &Rc<RefCell<Held>>) {
+        if let Ok(mut h) = held.try_borrow_mut() {
+            if let Some((worker, onmessage, onerror)) = h.take() {
+                worker.terminate();
+                onmessage.forget();
+                onerror.forget();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vector_add() -> String {
+        crate::examples::find("vector_add").map_or(String::new(), |e| e.source.into())
+    }
+
+    fn fermi() -> GpuConfig {
+        sim_core::gpu::presets::by_name("fermi-gtx480").unwrap_or_else(|| unreachable!())
+    }
+
+    #[test]
+    fn demo_on_vector_add_drops_one_load_and_names_its_consumer() {
+        let req = DiffRequest { ptx: vector_add(), gpu: fermi(), scheme: "demo".into() };
+        let diff = execute(&req);
+        let Ok(Some(d)) = &diff else { unreachable!("{diff:?}") };
+        // vector_add: two single-use loads, one memory operand per consumer: one load folds,
+        // its consumer changes (2 rows differ, as the browser test of the panel checks too).
+        assert_eq!(d.diff.edits(), 2);
+        let reasons: Vec<&str> = d.diff.rows.iter().filter_map(|r| r.reason.as_deref()).collect();
+        assert!(reasons.iter().any(|r| r.starts_with("single-use load dropped")), "{reasons:?}");
+        // The message survives the trip through JSON as the page receives it.
+        let text = serde_json::to_string(&crate::run_job::WorkerReply::Diff(diff.clone())).unwrap_or_default();
+        let back = serde_json::from_str::<crate::run_job::WorkerReply>(&text).ok();
+        assert_eq!(back, Some(crate::run_job::WorkerReply::Diff(diff)));
+    }
+
+    #[test]
+    fn a_job_is_told_from_a_run_by_its_prefix_and_bad_input_is_an_error() {
+        let job = DiffJob { diff: DiffRequest { ptx: "not ptx".into(), gpu: fermi(), scheme: "baseline".into() } };
+        let text = serde_json::to_string(&job).unwrap_or_default();
+        assert!(text.starts_with(DIFF_JOB_PREFIX), "{text}");
+        assert!(matches!(execute(&job.diff), Err(m) if m.starts_with("The kernel does not compile")));
+        let unknown = DiffRequest { ptx: vector_add(), gpu: fermi(), scheme: "no-such-scheme".into() };
+        assert!(execute(&unknown).is_err());
+        let plain = DiffRequest { ptx: vector_add(), gpu: fermi(), scheme: "baseline".into() };
+        assert_eq!(execute(&plain), Ok(None));
+    }
+}

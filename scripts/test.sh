@@ -17,9 +17,14 @@ cargo fmt --all -- --check
 
 say "2/7 clippy, warnings as errors"
 cargo clippy --workspace --all-targets --locked -- -D warnings
+# The page's build (feature `page`: kernel views from the job worker) in both of its forms.
+cargo clippy -p web-app --features page --all-targets --locked -- -D warnings
+cargo clippy -p web-app --features page --target wasm32-unknown-unknown --locked -- -D warnings
 
 say "3/7 native tests"
 cargo test --workspace --locked
+# The page's build's reducer: kernel views asked of the job worker and answered.
+cargo test -p web-app --features page --test kernel_jobs --locked
 
 say "4/7 no_std check of sim-core"
 cargo check -p sim-core --no-default-features --target wasm32v1-none --locked

@@ -45,6 +45,7 @@ pub fn app() -> Html {
     use_settings_persistence(&state);
     use_deferred_analysis(&state);
     use_deferred_kernel_analysis(&state);
+    crate::kernel_job::use_kernel_jobs(&state);
     html! {
         <ContextProvider<AppContext> context={state}>
             <Workspace />

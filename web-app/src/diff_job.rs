@@ -1,4 +1,4 @@
-//! The PTX diff panel's job, done by a worker: the page sends the text, the GPU and one scheme
+//! The PTX diff panel's job, done by the page's job worker (`job_worker.rs`): the page sends the text, the GPU and one scheme
 //! spec; the worker compiles the text, resolves the scheme and rewrites the module
 //! ([`sim_core::diff::rewrite::rewrite_diff`]); the page shows what comes back. So the page's wasm
 //! links neither the schemes' program passes nor the diff (27 KB of it gzipped), and a large
@@ -56,8 +56,8 @@ pub fn execute(req: &DiffRequest) -> DiffResult {
     sim_core::diff::rewrite::rewrite_diff(&module, &scheme)
 }
 
-/// The diff for `request` (`None`: none asked, or the worker is still computing it). Each new
-/// request terminates the worker of the previous one, so only the latest answer arrives.
+/// The diff for `request` (`None`: none asked, or the worker is still computing it). A new
+/// request abandons the one still computing, so only the latest answer arrives.
 #[hook]
 pub fn use_rewrite_diff(request: Rc<Option<DiffRequest>>) -> Option<Rc<DiffResult>> {
     imp::use_rewrite_diff(request)
@@ -76,94 +76,44 @@ mod imp {
 
 #[cfg(target_arch = "wasm32")]
 mod imp {
-    use std::cell::RefCell;
-
-    use wasm_bindgen::closure::Closure;
-    use wasm_bindgen::{JsCast, JsValue};
-    use web_sys::{ErrorEvent, MessageEvent, Worker};
-
     use super::*;
+    use crate::job_worker::JobWorker;
     use crate::run_job::WorkerReply;
-    use crate::worker_client::{crashed_message, WORKER_URL};
-
-    /// The worker computing the latest request and its message handlers.
-    type Held = Option<(Worker, Closure<dyn Fn(MessageEvent)>, Closure<dyn Fn(ErrorEvent)>)>;
 
     #[hook]
     pub fn use_rewrite_diff(request: Rc<Option<DiffRequest>>) -> Option<Rc<DiffResult>> {
         let result = use_state(|| None::<Rc<DiffResult>>);
-        let held: Rc<RefCell<Held>> = use_mut_ref(|| None);
+        let worker = {
+            let result = result.clone();
+            use_memo((), move |_| {
+                JobWorker::new(move |reply| {
+                    let answer = match reply {
+                        Ok(WorkerReply::Diff(d)) => d,
+                        Ok(WorkerReply::Failed(f)) => Err(f.message),
+                        Ok(_) => Err("the diff's worker answered something else".into()),
+                        Err(m) => Err(m),
+                    };
+                    result.set(Some(Rc::new(answer)));
+                })
+            })
+        };
         {
-            let (result, held) = (result.clone(), held.clone());
+            let (result, worker) = (result.clone(), worker.clone());
             use_effect_with(request, move |request| {
-                stop(&held);
                 result.set(None);
                 if let Some(req) = request.as_ref() {
-                    if let Err(m) = start(&held, req, result.clone()) {
-                        result.set(Some(Rc::new(Err(m))));
+                    match serde_json::to_string(&DiffJob { diff: req.clone() }) {
+                        Ok(text) => worker.ask(text),
+                        Err(e) => result.set(Some(Rc::new(Err(e.to_string())))),
                     }
                 }
-                move || stop(&held)
             });
         }
+        {
+            let worker = worker.clone();
+            use_effect_with((), move |_| move || worker.stop());
+        }
         (*result).clone()
-    }
-
-    fn start(
-        held: &Rc<RefCell<Held>>,
-        req: &DiffRequest,
-        result: UseStateHandle<Option<Rc<DiffResult>>>,
-    ) -> Result<(), String> {
-        let text = serde_json::to_string(&DiffJob { diff: req.clone() }).map_err(|e| e.to_string())?;
-        let worker = Worker::new(WORKER_URL).map_err(|e| format!("cannot start the worker: {e:?}"))?;
-        let (me, done, slot) = (worker.clone(), result.clone(), held.clone());
-        let onmessage = Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| {
-            let reply = event.data().as_string().unwrap_or_default();
-            let answer = match serde_json::from_str::<WorkerReply>(&reply) {
-                Ok(WorkerReply::Ready) => match me.post_message(&JsValue::from_str(&text)) {
-                    Ok(()) => return,
-                    Err(e) => Err(format!("cannot send the diff to its worker: {e:?}")),
-                },
-                Ok(WorkerReply::Diff(d)) => d,
-                Ok(WorkerReply::Failed(f)) => Err(f.message),
-                Ok(_) => return,
-                Err(e) => Err(format!("bad reply from the diff's worker: {e}")),
-            };
-            done.set(Some(Rc::new(answer)));
-            release(&slot);
-        });
-        let (done, slot) = (result, held.clone());
-        let onerror = Closure::<dyn Fn(ErrorEvent)>::new(move |e: ErrorEvent| {
-            // Handled here: not also an uncaught error of the page.
-            e.prevent_default();
-            done.set(Some(Rc::new(Err(crashed_message(&e.message())))));
-            release(&slot);
-        });
-        worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
-        worker.set_onerror(Some(onerror.as_ref().unchecked_ref()));
-        *held.borrow_mut() = Some((worker, onmessage, onerror));
-        Ok(())
-    }
-
-    /// Terminates and forgets the held worker (from outside its events).
-    fn stop(held: &Rc<RefCell<Held>>) {
-        if let Ok(mut h) = held.try_borrow_mut() {
-            if let Some((worker, _, _)) = h.take() {
-                worker.terminate();
-            }
-        }
-    }
-
-    /// Terminates and forgets the held worker from inside one of its own events (its running
-    /// closure must not be dropped: it is leaked, once per diff).
-    fn release(held: &Rc<RefCell<Held>>) {
-        if let Ok(mut h) = held.try_borrow_mut() {
-            if let Some((worker, onmessage, onerror)) = h.take() {
-                worker.terminate();
-                onmessage.forget();
-                onerror.forget();
-            }
-        }
     }
 }
 

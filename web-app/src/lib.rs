@@ -32,6 +32,9 @@ pub mod examples;
 pub mod export;
 pub mod highlight;
 pub mod host_timing;
+#[cfg(target_arch = "wasm32")]
+pub mod job_worker;
+pub mod kernel_job;
 pub mod lab;
 pub mod lab_hooks;
 pub mod lab_schemes;

@@ -138,6 +138,8 @@ pub enum WorkerReply {
     Failed(RunFailure),
     /// A PTX diff's answer (`diff_job.rs`).
     Diff(crate::diff_job::DiffResult),
+    /// A kernel view's answer (`kernel_job.rs`).
+    Kernel(crate::kernel_job::KernelAnswer),
 }
 
 /// How to raise the warp-instruction budget in the app.

@@ -12,14 +12,20 @@
 //!
 //! One source of truth each: the GPU is `settings.gpu` (occupancy panel and timing runs), the launch
 //! shape is the lab's setup, the kernel is `settings.kernel` (listing, occupancy, launch proposal).
+//!
+//! "→ kernel view" is computed in the reducer, except in the page's build (feature `page`), where
+//! the reducer records what it wants (`kernel_wanted`) and the job worker answers
+//! (`kernel_job.rs`: `KernelAnswer(seq, view)` → kernel view → occupancy), so the page's wasm
+//! does not carry the analyses.
 
 use std::rc::Rc;
 
 use yew::{AttrValue, Reducible, UseReducerHandle};
 
 use crate::examples;
+use crate::kernel_job::KernelAsk;
 use crate::lab::{LabAction, LabState};
-use crate::model::kernel::{cheap_to_analyse, kernel_view, KernelStatus, KernelView};
+use crate::model::kernel::{cheap_to_analyse, KernelStatus, KernelView};
 use crate::model::occupancy::{gpu_config, gpu_sm, occupancy_view, GpuSettings, LaunchSettings, OccupancyView};
 use crate::model::{self, Analysis};
 use crate::settings::{GpuField, LaunchField, Settings};
@@ -58,6 +64,14 @@ pub struct AppState {
     pub settings: Settings,
     /// The analyses of the selected kernel: of `analysis`, or of the last version that compiled.
     pub kernel: Rc<KernelView>,
+    /// The kernel view asked of the job worker and not answered yet (the page's build only:
+    /// `kernel_job.rs`; elsewhere the view is computed at once and this stays `None`).
+    pub kernel_wanted: Option<KernelAsk>,
+    /// The last [`KernelAsk::seq`] given.
+    pub kernel_seq: u64,
+    /// The launch setup's kernels changed while a view was asked: the selected kernel and the
+    /// setup's are made the same once it arrives (`sync_kernel` needs the current view).
+    pub kernel_sync_due: bool,
     /// The occupancy of the selected kernel on the GPU with the launch of `settings`.
     pub occupancy: Rc<OccupancyView>,
     /// Launch setup, GPU, schemes and the timing run (`lab.rs`).
@@ -131,6 +145,10 @@ pub enum Action {
     Lab(LabAction),
     /// A link or experiment file opened, or its problem (`share_state.rs`).
     Share(ShareAction),
+    /// The job worker's view for the ask of this `seq` (the page's build: `kernel_job.rs`).
+    KernelAnswer(u64, Rc<KernelView>),
+    /// The job worker could not answer the latest ask (it crashed: plain words).
+    KernelFailed(String),
 }
 
 /// The reducer handle components get from context.
@@ -153,6 +171,9 @@ impl AppState {
             unreadable: None,
             settings: Settings::default(),
             kernel: Rc::default(),
+            kernel_wanted: None,
+            kernel_seq: 0,
+            kernel_sync_due: false,
             occupancy: Rc::new(occupancy_view(&KernelView::default(), &Default::default(), &Default::default())),
             lab: Rc::default(),
             share: Rc::default(),
@@ -219,15 +240,18 @@ impl AppState {
         self.analysis_pending() && self.source.len() > AUTO_ANALYSIS_LIMIT
     }
 
-    /// True while the kernel view belongs to an older version of the text.
+    /// True while the kernel view belongs to an older version of the text (or, in the page's
+    /// build, while the job worker computes it).
     pub fn kernel_stale(&self) -> bool {
-        self.analysis_pending() || self.kernel.revision != self.analysis.revision
+        self.analysis_pending() || self.kernel.revision != self.analysis.revision || self.kernel_wanted.is_some()
     }
 
     /// True while the text compiled but its selected kernel waits to be analysed (large kernels
     /// are analysed after a pause in typing: `Action::AnalyzeKernel`).
     pub fn kernel_pending(&self) -> bool {
-        self.analysis.compiled.is_some() && self.kernel.revision != self.analysis.revision
+        self.analysis.compiled.is_some()
+            && self.kernel.revision != self.analysis.revision
+            && self.kernel_wanted.is_none()
     }
 
     /// The state for new text; `typing` defers the analyses of a large kernel.
@@ -248,12 +272,48 @@ impl AppState {
     /// Recomputes the kernel view (and the occupancy) from the analysis and the settings; while
     /// the text does not compile, the view of the last version that did is kept.
     fn refresh_kernel(self) -> Self {
-        let view = kernel_view(&self.analysis, self.settings.kernel.as_deref(), gpu_sm(&self.settings.gpu));
+        #[cfg(feature = "page")]
+        return self.ask_kernel();
+        #[cfg(not(feature = "page"))]
+        {
+            let view = crate::model::kernel::kernel_view(
+                &self.analysis,
+                self.settings.kernel.as_deref(),
+                gpu_sm(&self.settings.gpu),
+            );
+            self.with_kernel_view(view)
+        }
+    }
+
+    /// The state with `view` as the kernel view (and the occupancy that follows); while the text
+    /// does not compile, the view of the last version that did is kept.
+    fn with_kernel_view(self, view: KernelView) -> Self {
         let keep_old = view.status == KernelStatus::NotCompiled && self.kernel.status == KernelStatus::Analysed;
         if keep_old {
             return self;
         }
         AppState { kernel: Rc::new(view), ..self }.refresh_occupancy()
+    }
+
+    /// The page's build: the view of a text that does not compile is known at once; any other is
+    /// asked of the job worker (`kernel_job.rs`), unless the same is asked already.
+    #[cfg(feature = "page")]
+    fn ask_kernel(self) -> Self {
+        let Some(compiled) = self.analysis.compiled.clone() else {
+            let view = crate::model::kernel::not_compiled(self.analysis.revision);
+            return AppState { kernel_wanted: None, ..self }.with_kernel_view(view);
+        };
+        let (kernel, gpu_sm) = (self.settings.kernel.clone(), gpu_sm(&self.settings.gpu));
+        let revision = self.analysis.revision;
+        let same = |a: &KernelAsk| {
+            a.revision == revision && a.compiled == compiled && a.kernel == kernel && a.gpu_sm == gpu_sm
+        };
+        if self.kernel_wanted.as_ref().is_some_and(same) {
+            return self;
+        }
+        let seq = self.kernel_seq + 1;
+        let ask = KernelAsk { seq, revision, compiled, kernel, gpu_sm };
+        AppState { kernel_wanted: Some(ask), kernel_seq: seq, ..self }
     }
 
     /// Recomputes the occupancy from the kernel view and the settings.
@@ -359,6 +419,22 @@ impl Reducible for AppState {
             Action::EditGpu(field, value) => self.settings_action(|s| s.set_gpu(field, value)),
             Action::EditLaunch(field, value) => self.settings_action(|s| s.set_launch(field, value)),
             Action::Share(action) => crate::share_state::reduce(self, action),
+            Action::KernelAnswer(seq, view) if self.kernel_wanted.as_ref().is_some_and(|a| a.seq == seq) => {
+                let next = AppState { kernel_wanted: None, kernel_sync_due: false, ..(*self).clone() };
+                let next = next.with_kernel_view((*view).clone());
+                Rc::new(if self.kernel_sync_due { next.sync_kernel() } else { next })
+            }
+            Action::KernelAnswer(..) => self,
+            Action::KernelFailed(_) if self.kernel_wanted.is_none() => self,
+            Action::KernelFailed(message) => {
+                let view = KernelView {
+                    revision: self.analysis.revision,
+                    status: KernelStatus::Failed(message),
+                    ..(*self.kernel).clone()
+                };
+                let next = AppState { kernel_wanted: None, kernel_sync_due: false, ..(*self).clone() };
+                Rc::new(next.with_kernel_view(view))
+            }
             Action::Lab(action) => {
                 let kernels_changed = matches!(action, LabAction::Kernels { .. });
                 let lab = self.lab.reduce(action, &self.source);
@@ -366,7 +442,11 @@ impl Reducible for AppState {
                     return self;
                 }
                 let next = AppState { lab: Rc::new(lab), ..(*self).clone() };
-                let next = if kernels_changed { next.sync_kernel() } else { next };
+                let next = match (kernels_changed, next.kernel_wanted.is_some()) {
+                    (true, true) => AppState { kernel_sync_due: true, ..next },
+                    (true, false) => next.sync_kernel(),
+                    (false, _) => next,
+                };
                 Rc::new(next.refresh_occupancy())
             }
         }
@@ -396,6 +476,8 @@ impl PartialEq for AppState {
             && self.unreadable == other.unreadable
             && self.settings == other.settings
             && Rc::ptr_eq(&self.kernel, &other.kernel)
+            && self.kernel_wanted.as_ref().map(|a| a.seq) == other.kernel_wanted.as_ref().map(|a| a.seq)
+            && self.kernel_sync_due == other.kernel_sync_due
             && Rc::ptr_eq(&self.occupancy, &other.occupancy)
             && self.lab == other.lab
             && self.share == other.share

@@ -1,7 +1,7 @@
 //! The Web Worker: receives one `RunRequest` (JSON text; the page's pool, `run_pool.rs`, gives
 //! each worker its share of the schemes), runs it with `web_app::run_job` and posts progress
-//! messages and the final reports (or a structured failure) back, all as JSON text; or one PTX
-//! diff job (`web_app::diff_job`), answered with the diff. The page
+//! messages and the final reports (or a structured failure) back, all as JSON text; or, as the
+//! page's job worker, PTX diffs (`web_app::diff_job`) and kernel views (`web_app::kernel_job`). The page
 //! terminates the worker to cancel, so the run itself needs no interruption points.
 
 #[cfg(target_arch = "wasm32")]
@@ -9,6 +9,7 @@ fn main() {
     use wasm_bindgen::closure::Closure;
     use wasm_bindgen::{JsCast, JsValue};
     use web_app::diff_job::{DiffJob, DIFF_JOB_PREFIX};
+    use web_app::kernel_job::{KernelJob, KERNEL_JOB_PREFIX};
     use web_app::run_job::{execute_to_reply, RunFailure, RunRequest, WorkerReply};
     use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
@@ -30,6 +31,13 @@ fn main() {
             let reply = match serde_json::from_str::<DiffJob>(&text) {
                 Ok(job) => WorkerReply::Diff(web_app::diff_job::execute(&job.diff)),
                 Err(e) => WorkerReply::Diff(Err(format!("bad request: {e}"))),
+            };
+            return post(&reply);
+        }
+        if text.starts_with(KERNEL_JOB_PREFIX) {
+            let reply = match serde_json::from_str::<KernelJob>(&text) {
+                Ok(job) => WorkerReply::Kernel(web_app::kernel_job::execute(&job.kernel)),
+                Err(e) => WorkerReply::Failed(RunFailure::new("worker", format!("bad request: {e}"))),
             };
             return post(&reply);
         }

@@ -81,7 +81,7 @@ impl Run {
                 }
             }
             Ok(WorkerReply::Failed(f)) => LabAction::RunFinished(id, Err(f)),
-            Ok(WorkerReply::Diff(_)) => fail("bad reply: a diff where a run was asked".into()),
+            Ok(WorkerReply::Diff(_) | WorkerReply::Kernel(_)) => fail("bad reply: another job's answer".into()),
             Err(e) => fail(format!("bad reply: {e}")),
         };
         self.emit(action);

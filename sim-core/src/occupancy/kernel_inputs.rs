@@ -21,7 +21,7 @@ use alloc::vec::Vec;
 use crate::ir::{AddressBase, Function, FunctionKind, Handle, Module, Operand, Symbol, Var};
 
 /// The static shared memory of a kernel.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SharedMemoryUse {
     /// Bytes of static shared memory per block (`.shared` variables of known size, aligned).
     pub static_bytes: u64,
@@ -32,7 +32,7 @@ pub struct SharedMemoryUse {
 }
 
 /// Where a block-size hint comes from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum BlockSizeSource {
     /// `.reqntid`: the launch must use exactly this block size.
     Reqntid,

@@ -85,7 +85,7 @@ pub fn occupancy_panel(props: &OccupancyPanelProps) -> Html {
 
 /// The hint under the register field: the estimate, or why there is none.
 fn estimate(view: &OccupancyView, kernel: &KernelView) -> Html {
-    let text = match (kernel.registers, kernel.status) {
+    let text = match (kernel.registers, &kernel.status) {
         (Some(r), _) => format!(
             "estimate {} (allocation for sm_{}; peak live {}){}",
             r.allocated,
@@ -94,6 +94,7 @@ fn estimate(view: &OccupancyView, kernel: &KernelView) -> Html {
             if view.registers.source == Source::User { " — overridden" } else { "" }
         ),
         (None, KernelStatus::Skipped { .. }) => "no estimate: kernel too large to analyse while typing".to_owned(),
+        (None, KernelStatus::Failed(_)) => "no estimate: the analyses stopped".to_owned(),
         (None, _) => "no estimate until the module compiles".to_owned(),
     };
     let assumed = (view.registers.source == Source::Assumed).then(|| format!("; assuming {}", view.registers.value));

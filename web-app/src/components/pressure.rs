@@ -22,7 +22,7 @@ pub fn pressure_section(view: &KernelView, stale: bool, on_reveal: &Callback<u32
         Some(k) => html! { <>{ "Register pressure — " }<code class="kernel-ref">{ k }</code></> },
         None => html! { { "Register pressure" } },
     };
-    let body = match view.status {
+    let body = match &view.status {
         KernelStatus::Analysed => analysed(view, stale, on_reveal),
         KernelStatus::NotCompiled => html! { <p class="note">{ "The listing appears once the module compiles." }</p> },
         KernelStatus::NoKernel => html! { <p class="note">{ "No kernel to analyse in this module." }</p> },
@@ -30,6 +30,9 @@ pub fn pressure_section(view: &KernelView, stale: bool, on_reveal: &Callback<u32
             <p class="note" id="analysis-skipped">
                 { format!("Not analysed while typing: this kernel has {instructions} instructions (the limit is {ANALYSIS_INSTRUCTION_LIMIT}). Occupancy uses the register override or an assumed count.") }
             </p>
+        },
+        KernelStatus::Failed(why) => html! {
+            <p class="field-error" id="analysis-failed" role="alert">{ format!("The analyses of this kernel stopped: {why}") }</p>
         },
     };
     html! {

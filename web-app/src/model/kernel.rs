@@ -14,6 +14,8 @@
 
 use std::collections::BTreeMap;
 
+use serde::{Deserialize, Serialize};
+
 use sim_core::analysis::{
     annotate_schemes, AllocTarget, AnalysisOptions, Annotations, CompositeRules, KernelAnalysis, ModuleAnalysis,
     RangeSeeds, UniformityOptions,
@@ -35,7 +37,7 @@ pub const SYNC_KERNEL_INSTRUCTIONS: usize = 600;
 pub const SYNC_MODULE_INSTRUCTIONS: usize = 4_000;
 
 /// What the analyses say about the selected kernel.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct KernelView {
     /// The analysis revision this view was computed from.
     pub revision: u64,
@@ -62,7 +64,7 @@ pub struct KernelView {
 }
 
 /// Whether the selected kernel was analysed.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum KernelStatus {
     /// The analyses ran.
     Analysed,
@@ -76,10 +78,13 @@ pub enum KernelStatus {
         /// Its instructions.
         instructions: usize,
     },
+    /// The analyses' worker stopped (the page's build), in plain words; the facts shown are the
+    /// last ones it gave.
+    Failed(String),
 }
 
 /// The register estimate of a kernel.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RegisterEstimate {
     /// Registers per thread from the allocation estimate (what ptxas would report), callees included.
     pub allocated: u32,
@@ -95,7 +100,7 @@ pub struct RegisterEstimate {
 }
 
 /// Which facts come from the schemes' analyses rather than neutral defaults.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SchemeFacts {
     /// Bitwidths from range analysis (else the declared widths).
     pub bitwidths: bool,
@@ -106,7 +111,7 @@ pub struct SchemeFacts {
 }
 
 /// What the analyses say about the instructions of one source line.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LineFacts {
     /// The most 32-bit registers occupied right after one of its instructions issues.
     pub live: u32,
@@ -125,7 +130,7 @@ pub struct LineFacts {
 }
 
 /// A value an instruction defines.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DefFact {
     /// The register name (`%r5`).
     pub register: String,
@@ -139,6 +144,11 @@ pub struct DefFact {
     pub declared_signed: bool,
     /// Static uses of this definition.
     pub uses: u32,
+}
+
+/// The view of a text (of `revision`) that does not compile.
+pub fn not_compiled(revision: u64) -> KernelView {
+    KernelView { revision, status: KernelStatus::NotCompiled, ..KernelView::default() }
 }
 
 /// The kernel the page shows: `selected` if the module has it, else the first `.entry`, else the
@@ -176,7 +186,7 @@ fn alloc_target(module: &Module, gpu_sm: Option<u32>) -> AllocTarget {
 pub fn kernel_view(analysis: &Analysis, selected: Option<&str>, gpu_sm: Option<u32>) -> KernelView {
     let revision = analysis.revision;
     let Some(compiled) = &analysis.compiled else {
-        return KernelView { revision, ..KernelView::default() };
+        return not_compiled(revision);
     };
     let entries: Vec<String> =
         analysis.kernels.iter().filter(|k| k.kind == super::KernelKind::Entry).map(|k| k.name.clone()).collect();

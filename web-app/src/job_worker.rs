@@ -1,5 +1,6 @@
 //! One worker for the page's short jobs (the selected kernel's analyses, `kernel_job.rs`; the PTX
-//! diff, `diff_job.rs`): it stays loaded between jobs, runs one job at a time, and a new job
+//! diff, `diff_job.rs`), running its own small wasm (`jobs_main.rs`: no simulator): it stays
+//! loaded between jobs, runs one job at a time, and a new job
 //! abandons the one still running (its worker is terminated and a fresh one started), so only
 //! the latest answer ever arrives. The runs use their own workers (`worker_client.rs`).
 //!
@@ -18,7 +19,10 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{ErrorEvent, MessageEvent, Worker};
 
 use crate::run_job::WorkerReply;
-use crate::worker_client::{crashed_message, WORKER_URL};
+use crate::worker_client::crashed_message;
+
+/// The job worker's script Trunk writes next to the page (`data-loader-shim`; `jobs_main.rs`).
+pub const JOBS_URL: &str = "./jobs_loader.js";
 
 /// What a job's answer is handed to.
 type OnReply = Rc<dyn Fn(Result<WorkerReply, String>)>;
@@ -84,7 +88,7 @@ impl JobWorker {
     }
 
     fn start(&self, inner: &mut Inner) -> Result<(), String> {
-        let worker = Worker::new(WORKER_URL).map_err(|e| format!("cannot start the worker: {e:?}"))?;
+        let worker = Worker::new(JOBS_URL).map_err(|e| format!("cannot start the worker: {e:?}"))?;
         inner.generation += 1;
         let generation = inner.generation;
         let me = self.0.clone();

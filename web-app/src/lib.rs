@@ -20,6 +20,10 @@
 //! GPU and launch choices; [`storage`] keeps text and settings in local storage; [`examples`] holds
 //! the bundled kernels (embedded at build time by `build.rs`).
 //!
+//! Workers: runs in the run worker (`worker_main.rs`, [`worker_client`], [`run_job`]); in the page's
+//! build (feature `page`) the selected kernel's analyses and the PTX diff in the job worker
+//! (`jobs_main.rs`, `job_worker`, [`kernel_job`], [`diff_job`]); both serve through `worker_scope`.
+//!
 //! Sharing: [`share`] packs a `sim_core::experiment::Experiment` into a link's fragment and reads it
 //! back (pure, tested natively); [`share_state`] converts between the page state and experiments and
 //! parses the embed options; [`share_hooks`] opens links on load and on `hashchange`; [`share_web`]
@@ -52,5 +56,7 @@ pub mod state;
 pub mod storage;
 pub mod sweep;
 pub mod worker_client;
+#[cfg(target_arch = "wasm32")]
+pub mod worker_scope;
 
 pub use app::App;

@@ -158,3 +158,49 @@ async fn picker_offers_every_example_and_reports_the_pick() {
     assert_eq!(*picked.borrow(), ["hotspot"]);
     assert_eq!(select.value(), "");
 }
+
+/// A re-render (a worker's answer, a run's progress) while the user is typing in a field
+/// committed on `change` keeps the typed text; the change commits it. A plain `<input value=…>`
+/// would be reset to the committed value by Yew on that re-render.
+#[wasm_bindgen_test]
+async fn a_draft_field_keeps_what_is_typed_across_re_renders_until_committed() {
+    use web_app::components::draft_input::{DraftInput, DraftInputProps};
+    use web_sys::HtmlInputElement;
+
+    let root = mount_point();
+    let seen = Rc::new(RefCell::new(Vec::<String>::new()));
+    let sink = Rc::clone(&seen);
+    let onchange = Callback::from(move |e: web_sys::Event| {
+        let input: HtmlInputElement = e.target().unwrap().dyn_into().unwrap();
+        sink.borrow_mut().push(input.value());
+    });
+    let props = |value: &str, placeholder: &str| DraftInputProps {
+        id: "draft".into(),
+        value: AttrValue::from(value.to_owned()),
+        onchange: onchange.clone(),
+        name: None,
+        placeholder: Some(AttrValue::from(placeholder.to_owned())),
+        size: None,
+        inputmode: None,
+    };
+    let mut handle = yew::Renderer::<DraftInput>::with_root_and_props(root.clone(), props("baseline", "a")).render();
+    yew::scheduler::flush().await;
+    let input: HtmlInputElement = query(&root, "input#draft").dyn_into().unwrap();
+    assert_eq!(input.value(), "baseline");
+    input.set_value("baseline rfc-ob");
+    input.dispatch_event(&bubbling("input")).unwrap();
+    yew::scheduler::flush().await;
+    // Something else re-renders the field with the same committed value: the typing stays.
+    handle.update(props("baseline", "b"));
+    yew::scheduler::flush().await;
+    assert_eq!(input.get_attribute("placeholder").as_deref(), Some("b"), "re-rendered");
+    assert_eq!(input.value(), "baseline rfc-ob");
+    assert!(seen.borrow().is_empty());
+    input.dispatch_event(&bubbling("change")).unwrap();
+    yew::scheduler::flush().await;
+    assert_eq!(*seen.borrow(), ["baseline rfc-ob"]);
+    // Committed: the field shows the committed value again, whatever it became.
+    handle.update(props("baseline rfc-ob:rfc_entries=4", "c"));
+    yew::scheduler::flush().await;
+    assert_eq!(input.value(), "baseline rfc-ob:rfc_entries=4");
+}

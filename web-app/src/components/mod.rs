@@ -3,6 +3,7 @@
 
 pub mod chart;
 pub mod cta_timeline;
+pub mod draft_input;
 pub mod editor;
 pub mod editor_window;
 pub mod examples_picker;

@@ -7,6 +7,8 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
+use crate::components::draft_input::DraftInput;
+
 use sim_core::gpu::GpuConfig;
 
 use crate::components::scheme_panel::SchemePanel;
@@ -150,7 +152,7 @@ fn scheme_specs(lab: &LabState, on: &Callback<LabAction>) -> Html {
     html! {
         <>
             <label class="scheme-specs">{ "Schemes with parameters (NAME or NAME:key=value,…; space between):" }
-                <input id="scheme-specs" value={lab.schemes.join(" ")} onchange={onchange} spellcheck="false" />
+                <DraftInput id="scheme-specs" value={lab.schemes.join(" ")} {onchange} />
             </label>
             if let Some(e) = &lab.scheme_error { <p class="field-error" id="scheme-error" role="alert">{ e.clone() }</p> }
         </>

@@ -19,6 +19,8 @@ use sim_core::timing::regfile::registry;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
+use crate::components::draft_input::DraftInput;
+
 use crate::components::chart::axes::color;
 use crate::lab::{LabAction, LabState};
 use crate::lab_schemes::{duplicate, field_value, remove, schema, set_param, spec_of, value_text};
@@ -160,8 +162,7 @@ fn field(i: usize, scheme: &str, p: &ParamSpec, value: String, props: &SchemePan
             </select>
         },
         ParamKind::Int | ParamKind::Float => html! {
-            <input type="text" inputmode="decimal" id={id.clone()} name={p.name} value={value} onchange={onchange}
-                   size="8" spellcheck="false" />
+            <DraftInput inputmode="decimal" id={id.clone()} name={p.name} {value} {onchange} size="8" />
         },
     };
     html! {

@@ -14,6 +14,8 @@ use sim_core::timing::regfile::params::ParamKind;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
+use crate::components::draft_input::DraftInput;
+
 use crate::lab_schemes::{schema, spec_of};
 use crate::sweep::SweepPlan;
 
@@ -102,10 +104,10 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
                     </select>
                 </label>
                 <label>{ "Values " }
-                    <input id="sweep-values" placeholder="2,4,8 or 2..512*2" value={(*values).clone()} onchange={set(&values)} spellcheck="false" />
+                    <DraftInput id="sweep-values" placeholder="2,4,8 or 2..512*2" value={(*values).clone()} onchange={set(&values)} />
                 </label>
                 <label>{ "Reference value " }
-                    <input id="sweep-reference" placeholder="first" size="6" value={(*reference).clone()} onchange={set(&reference)} />
+                    <DraftInput id="sweep-reference" placeholder="first" size="6" value={(*reference).clone()} onchange={set(&reference)} />
                 </label>
                 <button type="button" id="sweep-run" onclick={run} disabled={props.disabled || numeric.is_empty()}>{ "Run sweep" }</button>
             </div>

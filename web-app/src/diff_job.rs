@@ -5,7 +5,7 @@
 //! kernel's rewrite never holds the page.
 //!
 //! ```text
-//! page → worker   {"diff":{"ptx":"…","gpu":GpuConfig,"scheme":"demo:spaces=all"}}
+//! page → worker   {"diff":{"ptx":"…","gpu":GpuConfig,"scheme":"demo:spaces=all"}}   (run_job::Job::Diff)
 //! worker → page   "ready" first (as for runs), then {"diff":{"Ok":RewriteDiff|null}} or {"diff":{"Err":"…"}}
 //! ```
 //!
@@ -29,17 +29,6 @@ pub struct DiffRequest {
     /// The scheme spec (`NAME` or `NAME:k=v,…`).
     pub scheme: String,
 }
-
-/// The message that carries a [`DiffRequest`] (its JSON starts with [`DIFF_JOB_PREFIX`], which
-/// is how the worker tells it from a run).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct DiffJob {
-    /// The request.
-    pub diff: DiffRequest,
-}
-
-/// How a [`DiffJob`]'s JSON starts.
-pub const DIFF_JOB_PREFIX: &str = "{\"diff\":";
 
 /// The diff, `Ok(None)` when the scheme does not transform code, or why there is none.
 pub type DiffResult = Result<Option<RewriteDiff>, String>;
@@ -78,7 +67,7 @@ mod imp {
 mod imp {
     use super::*;
     use crate::job_worker::JobWorker;
-    use crate::run_job::WorkerReply;
+    use crate::run_job::{Job, WorkerReply};
 
     #[hook]
     pub fn use_rewrite_diff(request: Rc<Option<DiffRequest>>) -> Option<Rc<DiffResult>> {
@@ -102,7 +91,7 @@ mod imp {
             use_effect_with(request, move |request| {
                 result.set(None);
                 if let Some(req) = request.as_ref() {
-                    match serde_json::to_string(&DiffJob { diff: req.clone() }) {
+                    match serde_json::to_string(&Job::Diff(Box::new(req.clone()))) {
                         Ok(text) => worker.ask(text),
                         Err(e) => result.set(Some(Rc::new(Err(e.to_string())))),
                     }
@@ -146,11 +135,17 @@ mod tests {
     }
 
     #[test]
-    fn a_job_is_told_from_a_run_by_its_prefix_and_bad_input_is_an_error() {
-        let job = DiffJob { diff: DiffRequest { ptx: "not ptx".into(), gpu: fermi(), scheme: "baseline".into() } };
+    fn a_job_travels_tagged_and_bad_input_is_an_error() {
+        let req = DiffRequest { ptx: "not ptx".into(), gpu: fermi(), scheme: "baseline".into() };
+        let job = crate::run_job::Job::Diff(Box::new(req.clone()));
         let text = serde_json::to_string(&job).unwrap_or_default();
-        assert!(text.starts_with(DIFF_JOB_PREFIX), "{text}");
-        assert!(matches!(execute(&job.diff), Err(m) if m.starts_with("The kernel does not compile")));
+        assert!(text.starts_with("{\"diff\":"), "{text}");
+        assert_eq!(serde_json::from_str::<crate::run_job::Job>(&text).ok(), Some(job.clone()));
+        let answer = job.answer();
+        assert!(
+            matches!(&answer, crate::run_job::WorkerReply::Diff(Err(m)) if m.starts_with("The kernel does not compile"))
+        );
+        assert!(matches!(execute(&req), Err(m) if m.starts_with("The kernel does not compile")));
         let unknown = DiffRequest { ptx: vector_add(), gpu: fermi(), scheme: "no-such-scheme".into() };
         assert!(execute(&unknown).is_err());
         let plain = DiffRequest { ptx: vector_add(), gpu: fermi(), scheme: "baseline".into() };

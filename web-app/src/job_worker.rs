@@ -4,6 +4,9 @@
 //! abandons the one still running (its worker is terminated and a fresh one started), so only
 //! the latest answer ever arrives. The runs use their own workers (`worker_client.rs`).
 //!
+//! Each user (the kernel views, the PTX diff panel) has its own, so a job of one kind abandons
+//! only a job of its own kind.
+//!
 //! ```text
 //! ask(job) → no worker: start one, keep job → "ready" → post job
 //!          → worker idle: post job

@@ -7,7 +7,7 @@
 //! browser tests of the reducer, the CLI) computes the view in the reducer, as the worker does.
 //!
 //! ```text
-//! page → worker   {"kernel":{"seq":7,"revision":12,"ptx":"…","kernel":"k","gpu_sm":80}}
+//! page → worker   {"kernel":{"seq":7,"revision":12,"ptx":"…","kernel":"k","gpu_sm":80}}   (run_job::Job::Kernel)
 //! worker → page   "ready" first, then {"kernel":{"seq":7,"view":KernelView}}
 //! ```
 
@@ -60,16 +60,6 @@ pub struct KernelRequest {
     pub gpu_sm: Option<u32>,
 }
 
-/// The message that carries a [`KernelRequest`]; its JSON starts with [`KERNEL_JOB_PREFIX`].
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct KernelJob {
-    /// The request.
-    pub kernel: KernelRequest,
-}
-
-/// How a [`KernelJob`]'s JSON starts.
-pub const KERNEL_JOB_PREFIX: &str = "{\"kernel\":";
-
 /// The worker's answer.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct KernelAnswer {
@@ -112,7 +102,7 @@ pub fn use_kernel_jobs(state: &crate::state::AppContext) {
         let worker = worker.clone();
         use_effect_with(state.kernel_wanted.clone(), move |ask| {
             if let Some(ask) = ask {
-                if let Ok(text) = serde_json::to_string(&KernelJob { kernel: ask.request() }) {
+                if let Ok(text) = serde_json::to_string(&crate::run_job::Job::Kernel(ask.request())) {
                     worker.ask(text);
                 }
             }
@@ -145,7 +135,9 @@ mod tests {
         let reply = crate::run_job::WorkerReply::Kernel(answer.clone());
         let text = serde_json::to_string(&reply).unwrap_or_default();
         assert_eq!(serde_json::from_str::<crate::run_job::WorkerReply>(&text).ok(), Some(reply));
-        let job = serde_json::to_string(&KernelJob { kernel: req }).unwrap_or_default();
-        assert!(job.starts_with(KERNEL_JOB_PREFIX), "{job}");
+        let job = crate::run_job::Job::Kernel(req);
+        let text = serde_json::to_string(&job).unwrap_or_default();
+        assert!(text.starts_with("{\"kernel\":"), "{text}");
+        assert_eq!(job.answer(), crate::run_job::WorkerReply::Kernel(answer));
     }
 }

@@ -10,6 +10,9 @@
 //!                 or  {"failed":{"kind":"fault",…}}
 //! ```
 //!
+//! The job worker (`jobs_main.rs`) takes a [`Job`] (`{"diff":…}` or `{"kernel":…}`) and answers
+//! `WorkerReply::Diff` or `WorkerReply::Kernel` the same way.
+//!
 //! The replies are externally tagged (serde's default for enums): a tag inside the object
 //! (`{"type":"done",…}`) makes serde buffer the whole reply before reading it, and the page's
 //! wasm then holds a second copy of every report's deserializer (36 KB of code before
@@ -122,6 +125,27 @@ pub struct RunOutput {
     /// How long it took on the host (not deterministic).
     #[serde(default)]
     pub host: HostTiming,
+}
+
+/// A job for the job worker (`jobs_main.rs`), externally tagged like the replies:
+/// `{"diff":{…}}` or `{"kernel":{…}}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Job {
+    /// One scheme's rewrite of a module (`diff_job.rs`).
+    Diff(Box<crate::diff_job::DiffRequest>),
+    /// The selected kernel's view (`kernel_job.rs`).
+    Kernel(crate::kernel_job::KernelRequest),
+}
+
+impl Job {
+    /// What the job worker answers.
+    pub fn answer(&self) -> WorkerReply {
+        match self {
+            Job::Diff(req) => WorkerReply::Diff(crate::diff_job::execute(req)),
+            Job::Kernel(req) => WorkerReply::Kernel(crate::kernel_job::execute(req)),
+        }
+    }
 }
 
 /// A message from the worker.

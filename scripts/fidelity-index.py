@@ -44,6 +44,10 @@ def registers():
     d = row("registers.md", "ours for sm_90 vs the driver")
     if d and len(d) > 4:
         text += f" (vs the driver's JIT on an H200: median {d[1]}, ±15% {d[4]})"
+    targets = [t for t in rows_of("registers.md", "sm_") if len(t) > 4]
+    if targets:
+        text += "; per target (the corpus compiled for each), within ±15%: " + ", ".join(
+            f"{t[0].split(' ')[0]} {t[4].split(' ')[0]}" for t in targets)
     largest = re.search(r"Largest estimate: (\d+) registers", read(os.path.join(DOCS, "registers.md")))
     if largest:
         text += f"; largest {largest.group(1)}, never above 255"

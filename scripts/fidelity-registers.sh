@@ -12,6 +12,13 @@ mkdir -p "$root/target/tmp" "$root/docs/fidelity"
 device=()
 # Register counts from the CUDA driver's JIT on a real GPU (sm_90), when present.
 [ -f "$root/docs/fidelity/device-regs.tsv" ] && device=(--device-regs "$root/docs/fidelity/device-regs.tsv")
-cargo run --quiet --release -p reglab-cli -- analyze --fidelity-table "$root/target/tmp/ptxas.tsv" "${device[@]}" "$corpus" \
+# Every target the presets simulate (and the other common ones): the whole corpus compiled for it.
+targets=()
+for sm in sm_52 sm_61 sm_70 sm_75 sm_80 sm_86 sm_89 sm_90; do
+    PTXAS_GPU=$sm "$root/scripts/ptxas-registers.sh" "$corpus" > "$root/target/tmp/ptxas-$sm.tsv"
+    targets+=(--per-target "$root/target/tmp/ptxas-$sm.tsv")
+done
+cargo run --quiet --release -p reglab-cli -- analyze --fidelity-table "$root/target/tmp/ptxas.tsv" "${device[@]}" \
+    "${targets[@]}" "$corpus" \
     > "$root/docs/fidelity/registers.md"
 sed -n '/^| estimate/,/^$/p' "$root/docs/fidelity/registers.md"

@@ -16,7 +16,11 @@
 #   - a file calling extern functions it does not define (CUDA dynamic parallelism) is compiled
 #     with `-c` (relocatable), the others whole-program as usual;
 #   - everything else is untouched; the target option `debug` is kept and ptxas gets no -g.
-# Usage: scripts/ptxas-registers.sh [CORPUS_DIR] > ptxas.tsv
+# With PTXAS_GPU=sm_XX every file is compiled for that target instead (`--gpu-name sm_XX`; a
+# `.target` above it, or an `a` target, is lowered to it; an older one is kept, as ptxas compiles
+# PTX written for an older target for a newer one; a file using what the target lacks is refused),
+# and the sm column says sm_XX.
+# Usage: [PTXAS_GPU=sm_XX] scripts/ptxas-registers.sh [CORPUS_DIR] > ptxas.tsv
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 corpus="${1:-$root/../shared/corpus/ptx}"
@@ -27,13 +31,13 @@ if [ ! -x "$ptxas" ]; then
     (cd "$nvcc_dir" && python3 -m pip download --quiet --no-deps nvidia-cuda-nvcc-cu12==12.6.85 -d . \
         && unzip -o -q nvidia_cuda_nvcc_cu12-*.whl) >&2
 fi
-work="$root/target/tmp/ptxas-work"
+work="$root/target/tmp/ptxas-work${PTXAS_GPU:+-$PTXAS_GPU}"
 mkdir -p "$work"
 find "$corpus" -name '*.ptx' | sort | while read -r file; do
     rel="${file#"$corpus"/}"
     tmp="$work/$(echo "$rel" | tr '/' '_')"
     notes=$(python3 - "$file" "$tmp" <<'PY'
-import re, sys
+import os, re, sys
 src = open(sys.argv[1], encoding="utf-8", errors="replace").read()
 notes = []
 def target(m):
@@ -44,6 +48,9 @@ def target(m):
         parts[0] = "sm_52"
     elif num >= 100:
         parts[0] = "sm_90"
+    gpu = os.environ.get("PTXAS_GPU", "")
+    if gpu and (int(re.sub(r"\D", "", parts[0]) or 0) > int(re.sub(r"\D", "", gpu)) or parts[0].endswith("a")):
+        parts[0] = gpu
     if "map_f64_to_f32" in parts:
         parts.remove("map_f64_to_f32")
     new = ", ".join(parts)
@@ -69,6 +76,7 @@ print("; ".join(notes))
 PY
 )
     sm=$(grep -m1 -o '^\s*\.target\s*sm_[0-9]*a\?' "$tmp" | grep -o 'sm_[0-9]*a\?')
+    sm="${PTXAS_GPU:-$sm}"
     flags=()
     if out=$("$ptxas" -v --gpu-name "$sm" "$tmp" -o /dev/null 2>&1) \
         || { echo "$out" | grep -q 'Unresolved extern' && flags=(-c) \

@@ -52,3 +52,54 @@ fn launch_block_shape_makes_tid_y_uniform() {
     assert_eq!(run(&[&launch])["kernels"][0]["instructions"][1]["uniform"], true);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--per-target`: each TSV (the corpus compiled for one target) becomes a row of the "Every
+/// target" table, our estimate for that target against ptxas's counts, refused entries counted.
+#[test]
+fn fidelity_table_summarises_every_target() {
+    let dir = std::env::temp_dir().join(format!("reglab-fidelity-{}", std::process::id()));
+    let corpus = dir.join("corpus");
+    let _ = std::fs::create_dir_all(corpus.join("sub"));
+    let ptx = corpus.join("sub/k.ptx");
+    let _ = std::fs::write(
+        &ptx,
+        ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n.reg .b32 %r<3>;\n\
+         .reg .b64 %rd<3>;\nld.param.u64 %rd1, [p];\nmov.u32 %r1, %tid.x;\nmul.wide.u32 %rd2, %r1, 4;\n\
+         add.s64 %rd2, %rd1, %rd2;\nld.global.u32 %r2, [%rd2];\nadd.s32 %r2, %r2, %r1;\nst.global.u32 [%rd2], %r2;\nret;\n}\n",
+    );
+    // Our estimate for sm_80 (the file's own target), as `reglab analyze --json` gives it.
+    let out = Command::new(env!("CARGO_BIN_EXE_reglab")).arg("analyze").arg(&ptx).arg("--json").output();
+    let json: serde_json::Value = out.ok().and_then(|o| serde_json::from_slice(&o.stdout).ok()).unwrap_or_default();
+    let ours = json["kernels"][0]["registers_per_thread"].as_u64().unwrap_or(0);
+    assert!(ours > 0, "no estimate: {json}");
+    let write = |name: &str, text: String| {
+        let p = dir.join(name);
+        let _ = std::fs::write(&p, text);
+        p
+    };
+    let main = write("main.tsv", format!("sub/k.ptx\tk\tsm_80\t{ours}\t\n"));
+    // sm_80: ptxas agrees; a second file ptxas refused. sm_90: ptxas far above ours.
+    let t80 = write("t80.tsv", format!("sub/k.ptx\tk\tsm_80\t{ours}\t\nsub/other.ptx\t-\tsm_80\t-\tptxas failed: x\n"));
+    let t90 = write("t90.tsv", "sub/k.ptx\tk\tsm_90\t200\t\n".to_string());
+    let out = Command::new(env!("CARGO_BIN_EXE_reglab"))
+        .arg("analyze")
+        .arg("--fidelity-table")
+        .arg(&main)
+        .arg("--per-target")
+        .arg(&t80)
+        .arg("--per-target")
+        .arg(&t90)
+        .arg(&corpus)
+        .output();
+    let Ok(out) = out else { return assert!(out.is_ok(), "reglab did not run") };
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("## Every target"), "{text}");
+    assert!(
+        text.contains("| sm_80 (ptxas refused 1 entries) | 1.00 | 1.00 | 1.00 | 100% (1 of 1) | 100% (1 of 1) |"),
+        "{text}"
+    );
+    assert!(text.contains("| sm_90 (ptxas refused 0 entries) |"), "{text}");
+    assert!(text.contains("| 0% (0 of 1) | 0% (0 of 1) |"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

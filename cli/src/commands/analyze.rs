@@ -55,6 +55,10 @@ pub struct Args {
     /// (TSV: file, kernel, registers), shown beside ptxas's.
     #[arg(long, value_name = "TSV")]
     pub device_regs: Option<PathBuf>,
+    /// With `--fidelity-table`: ptxas results (same TSV format) for the whole corpus compiled for
+    /// one target, summarised against our estimate for that target (repeatable: one per target).
+    #[arg(long, value_name = "PTXAS_TSV")]
+    pub per_target: Vec<PathBuf>,
 }
 
 #[derive(Serialize)]
@@ -103,7 +107,7 @@ struct Launch {
 /// Runs the subcommand.
 pub fn run(args: &Args) -> ExitCode {
     if let Some(tsv) = &args.fidelity_table {
-        return fidelity::run(&args.file, tsv, args.device_regs.as_deref());
+        return fidelity::run(&args.file, tsv, args.device_regs.as_deref(), &args.per_target);
     }
     let src = match std::fs::read_to_string(&args.file) {
         Ok(s) => s,

@@ -35,13 +35,16 @@ struct Ours {
     registers_sm90: u32,
 }
 
-/// Runs the table generation.
-pub fn run(corpus: &Path, tsv: &Path, device: Option<&Path>) -> ExitCode {
-    let Ok(text) = std::fs::read_to_string(tsv) else {
-        eprintln!("reglab analyze: cannot read {}", tsv.display());
-        return ExitCode::from(2);
-    };
-    let rows: Vec<PtxasRow> = text.lines().filter_map(parse_row).collect();
+/// Runs the table generation: `tsv` holds ptxas's counts for each file's own target, `device`
+/// the driver JIT's (sm_90), and each of `per_target` ptxas's counts for the whole corpus compiled
+/// for one target.
+pub fn run(corpus: &Path, tsv: &Path, device: Option<&Path>, per_target: &[std::path::PathBuf]) -> ExitCode {
+    let Some(rows) = read_rows(tsv) else { return ExitCode::from(2) };
+    let mut targets = Vec::new();
+    for path in per_target {
+        let Some(rows) = read_rows(path) else { return ExitCode::from(2) };
+        targets.push(target_summary(corpus, &rows));
+    }
     let mut ours: BTreeMap<String, Result<BTreeMap<String, Ours>, String>> = BTreeMap::new();
     for row in &rows {
         ours.entry(row.file.clone()).or_insert_with(|| analyze_file(&corpus.join(&row.file), &row.sm));
@@ -55,11 +58,47 @@ pub fn run(corpus: &Path, tsv: &Path, device: Option<&Path>) -> ExitCode {
             }
         }
     }
-    let table = render(&rows, &ours, corpus, &device);
+    let table = render(&rows, &ours, corpus, &device, &targets);
     if std::io::stdout().lock().write_all(table.as_bytes()).is_err() {
         return ExitCode::from(2);
     }
     ExitCode::SUCCESS
+}
+
+/// The rows of a ptxas TSV, or `None` (with a message) if it cannot be read.
+fn read_rows(tsv: &Path) -> Option<Vec<PtxasRow>> {
+    let Ok(text) = std::fs::read_to_string(tsv) else {
+        eprintln!("reglab analyze: cannot read {}", tsv.display());
+        return None;
+    };
+    Some(text.lines().filter_map(parse_row).collect())
+}
+
+/// One target's comparison: the target, the ratios ours/ptxas of the kernels compared, and how
+/// many entries ptxas refused for it.
+struct TargetSummary {
+    sm: String,
+    ratios: Vec<f64>,
+    refused: usize,
+}
+
+/// Our estimate for the target of `rows` (all compiled for one target) against ptxas's counts.
+fn target_summary(corpus: &Path, rows: &[PtxasRow]) -> TargetSummary {
+    let sm = rows.first().map_or_else(String::new, |r| r.sm.clone());
+    let mut ours: BTreeMap<&str, Result<BTreeMap<String, Ours>, String>> = BTreeMap::new();
+    let mut ratios = Vec::new();
+    let mut refused = 0;
+    for row in rows {
+        let Some(ptxas) = row.registers else {
+            refused += 1;
+            continue;
+        };
+        let file = ours.entry(row.file.as_str()).or_insert_with(|| analyze_file(&corpus.join(&row.file), &row.sm));
+        if let Some(o) = file.as_ref().ok().and_then(|f| f.get(&row.kernel)) {
+            ratios.push(f64::from(o.registers) / f64::from(ptxas.max(1)));
+        }
+    }
+    TargetSummary { sm, ratios, refused }
 }
 
 fn parse_row(line: &str) -> Option<PtxasRow> {
@@ -252,6 +291,7 @@ fn render(
     ours: &BTreeMap<String, Result<BTreeMap<String, Ours>, String>>,
     corpus: &Path,
     device: &BTreeMap<(String, String), u32>,
+    targets: &[TargetSummary],
 ) -> String {
     let (kernels, failures) = compare(rows, ours, corpus, device);
     let mut ratios: Vec<f64> = kernels.iter().map(Compared::ratio).collect();
@@ -269,6 +309,15 @@ fn render(
         let mut ptxas_vs_device: Vec<f64> =
             kernels.iter().filter_map(|c| c.device.map(|d| f64::from(c.ptxas) / f64::from(d.max(1)))).collect();
         summary(&mut out, "contrast: ptxas (table's sm) vs the driver's JIT", &mut ptxas_vs_device);
+    }
+    if !targets.is_empty() {
+        out.push_str(PER_TARGET);
+        out.push_str("| target | median ratio | p10 | p90 | within ±15% | within ±25% |\n|---|---|---|---|---|---|\n");
+        for t in targets {
+            let mut ratios = t.ratios.clone();
+            let label = format!("{} (ptxas refused {} entries)", t.sm, t.refused);
+            summary(&mut out, &label, &mut ratios);
+        }
     }
     let max = kernels.iter().map(|c| c.ours.registers).max().unwrap_or(0);
     let spilled = kernels.iter().filter(|c| c.ours.spill_bytes > 0).count();
@@ -319,6 +368,17 @@ fn worst(out: &mut String, kernels: &[Compared]) {
         );
     }
 }
+
+const PER_TARGET: &str = "
+## Every target
+
+The estimate follows the GPU a run simulates (`sm_52` for the Fermi, GT200 and Maxwell presets,
+`sm_70` Volta, `sm_75` Turing, `sm_90` Hopper), so each target is checked on its own: every corpus
+file compiled by ptxas 12.6 for that target (`PTXAS_GPU=sm_XX scripts/ptxas-registers.sh`: the
+rewrites above, then `--gpu-name sm_XX`; files using features the target lacks are refused), against
+our estimate for the same target.
+
+";
 
 const HEADER: &str = "# Registers per thread: RegLab's estimate vs ptxas
 

@@ -431,7 +431,16 @@ if-then and if-then-else arms predicated into the branch's block, as the sm_52 c
 reductions shows, so both guarded global loads issue together): alone it lowered the share
 within ±15% from 73% to 68% (the double `reduce5` kernels reached ptxas's 14, the float ones rose
 from 10 to 12 with 64-bit shared addresses), with shared addresses narrowed it gave 73% and 89%
-within ±25%; neither is in the estimate. ptxas also keeps the registers a memory instruction
+within ±25%; neither is in the estimate. Tried again on 2026-11-27 with ptxas 12.6's limits
+measured (sm_52 and sm_80 SASS of `if (tid < n)` around a chain of `add.f32`: an if-then arm of up
+to 8 instructions is predicated, 9 is not; an if-then-else's then arm of 7 plus its `bra`, not 8;
+arms and joins merged into one block, only values that merge at the join kept under the guard):
+against ptxas for each file's target 75% → 73% alone, 63% with shared addresses in 32 bits alone,
+69% with both; with the whole corpus compiled for sm_52 78% → 77%, 64%, 71%; sm_80 64% → 62%,
+56%, 60%; sm_90 58% → 56%, 49%, 53%. With both, `reduce5` matches ptxas (10) but `reduce4`
+comes out at 8 where ptxas has 10 (its SASS computes `blockDim.x / 2`, a later block's value, at
+the kernel's start) and the transposes and `matrixMul` fall under ptxas's 26–32 (they fill the
+sm_52 budget with hoisted shared loads), so none of it is in the estimate. ptxas also keeps the registers a memory instruction
 reads out of the results of the next few instructions (read in sm_52 code: the in-flight store's
 data register is skipped), which is not modelled. ptxas also fills a load's latency with the
 independent instructions after it (in thrust `subtract_offset`'s sm_52 code the pointer increment

@@ -440,7 +440,14 @@ against ptxas for each file's target 75% → 73% alone, 63% with shared addresse
 56%, 60%; sm_90 58% → 56%, 49%, 53%. With both, `reduce5` matches ptxas (10) but `reduce4`
 comes out at 8 where ptxas has 10 (its SASS computes `blockDim.x / 2`, a later block's value, at
 the kernel's start) and the transposes and `matrixMul` fall under ptxas's 26–32 (they fill the
-sm_52 budget with hoisted shared loads), so none of it is in the estimate. ptxas also keeps the registers a memory instruction
+sm_52 budget with hoisted shared loads), so none of it is in the estimate. ptxas writes a load's
+result into the first register of the address it consumes (`LDG.E R2, [R2]`, `LDG.E R5, [R4.64]`
+in sm_52 and sm_80 code), which leaves the other half of each 64-bit address unused while the loads
+are in flight: four loads through four pointers from one index take 14 registers on sm_52 and 18
+on sm_80 where the estimate gives 8 and 10. Colouring each load's result with that preference
+gives 12 and 14 there, but over the corpus 75% → 73% (sm_52 78% → 77%, sm_80 64% → 63%, sm_90
+58% → 57%: the Rodinia `lud` kernels, already above ptxas, rise further), so it is not in the
+estimate either. ptxas also keeps the registers a memory instruction
 reads out of the results of the next few instructions (read in sm_52 code: the in-flight store's
 data register is skipped), which is not modelled. ptxas also fills a load's latency with the
 independent instructions after it (in thrust `subtract_offset`'s sm_52 code the pointer increment

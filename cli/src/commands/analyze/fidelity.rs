@@ -447,7 +447,9 @@ are in flight: four loads through four pointers from one index take 14 registers
 on sm_80 where the estimate gives 8 and 10. Colouring each load's result with that preference
 gives 12 and 14 there, but over the corpus 75% → 73% (sm_52 78% → 77%, sm_80 64% → 63%, sm_90
 58% → 57%: the Rodinia `lud` kernels, already above ptxas, rise further), so it is not in the
-estimate either. ptxas also keeps the registers a memory instruction
+estimate either. The bank rule applied from Volta on with two banks (index mod 2, as Jia et al.
+measured Volta's register file; sm_80 code reads `FADD R9, R2, R5`) moves sm_70 from 65% to 61%
+and the other targets by at most one kernel, so it stays a pre-Volta rule. ptxas also keeps the registers a memory instruction
 reads out of the results of the next few instructions (read in sm_52 code: the in-flight store's
 data register is skipped), which is not modelled. ptxas also fills a load's latency with the
 independent instructions after it (in thrust `subtract_offset`'s sm_52 code the pointer increment

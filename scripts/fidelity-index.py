@@ -22,12 +22,9 @@ def read(path):
 
 
 def row(page, first_cell):
-    """The cells of the table row of docs/fidelity/PAGE whose first cell starts with FIRST_CELL."""
-    for line in read(os.path.join(DOCS, page)).splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if line.startswith("|") and cells and cells[0].startswith(first_cell):
-            return cells
-    return None
+    """The cells of the first table row of docs/fidelity/PAGE whose first cell starts with FIRST_CELL."""
+    rows = rows_of(page, first_cell)
+    return rows[0] if rows else None
 
 
 def cell(page, first_cell, index, missing="not measured yet"):

@@ -11,8 +11,8 @@
 use std::fmt::Write as _;
 
 use sim_core::analysis::{
-    AllocTarget, Allocation, Bits, Callee, Cfg, DefUse, Dominators, Liveness, Loops, PostDomNode, PostDominators,
-    Uniformity, UniformityOptions, UnitMap, UseCounts,
+    AllocTarget, Allocation, Bits, Callee, Cfg, DefUse, Dominators, KernelAnalysis, Liveness, Loops, PostDomNode,
+    PostDominators, Uniformity, UniformityOptions, UnitMap, UseCounts,
 };
 use sim_core::diagnostic::LineIndex;
 use sim_core::ir::print_inst::{write_inst, Names};
@@ -269,6 +269,10 @@ fn regalloc_section(out: &mut String, c: &Ctx<'_>, cfg: &Cfg) {
         alloc.registers(),
         alloc.predicates()
     );
+    // The estimate the CLI and the page report: the order ptxas issues (loops unrolled, loads
+    // early, before Volta stepped store pointers copied).
+    let issued = KernelAnalysis::compute_for(func, UniformityOptions::default(), target).allocation.registers();
+    let _ = writeln!(out, "sm_{}: {issued} registers per thread in the order ptxas issues", target.sm);
 }
 
 /// The registers read before any write, as the warnings the CLI and the page show.

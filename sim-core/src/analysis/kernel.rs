@@ -16,6 +16,7 @@ use super::dominators::{Dominators, PostDominators};
 use super::latency_schedule;
 use super::liveness::Liveness;
 use super::loops::Loops;
+use super::ptxas_pointer_copy;
 use super::ptxas_unroll;
 use super::regalloc::Allocation;
 use super::uniformity::{Uniformity, UniformityOptions};
@@ -66,10 +67,17 @@ impl KernelAnalysis {
         // The count follows the order ptxas issues instructions in (small loops unrolled, loads
         // early, within the full-occupancy budget); the physical registers stay those of the PTX
         // order.
-        let issued = match ptxas_unroll::unroll(kernel) {
+        // Before Volta, stepped store pointers are copied first (`ptxas_pointer_copy`).
+        let copied = ptxas_pointer_copy::copy_stepped_pointers(kernel, target);
+        let base = copied.as_ref().unwrap_or(kernel);
+        let issued = match ptxas_unroll::unroll(base) {
             Some(unrolled) => {
                 let live = Liveness::compute(&unrolled, &Cfg::compute(&unrolled));
                 Some(latency_schedule::schedule(&unrolled, &live, target).unwrap_or(unrolled))
+            }
+            None if copied.is_some() => {
+                let live = Liveness::compute(base, &Cfg::compute(base));
+                Some(latency_schedule::schedule(base, &live, target).unwrap_or_else(|| base.clone()))
             }
             None => latency_schedule::schedule(kernel, &analysis.liveness, target),
         };

@@ -84,7 +84,10 @@ impl KernelAnalysis {
         match issued {
             Some(issued) => {
                 let count = KernelAnalysis::in_ptx_order(&issued, uniformity, target).allocation;
-                KernelAnalysis { allocation: analysis.allocation.with_count_of(count), ..analysis }
+                // ptxas schedules within the full-occupancy budget: issuing early never takes
+                // the count above that budget or, past it, above the PTX order's.
+                let limit = analysis.allocation.registers().max(latency_schedule::full_occupancy_registers(target));
+                KernelAnalysis { allocation: analysis.allocation.with_count_of(count, limit), ..analysis }
             }
             None => analysis,
         }

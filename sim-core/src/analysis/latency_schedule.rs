@@ -44,7 +44,12 @@
 //! - Budget: an instruction that adds live register units issues only while the block's live
 //!   units stay within the full-occupancy budget (less the stack pointer and, from sm_70 on,
 //!   the two registers ptxas reports more); when nothing fits, the ready instruction that frees
-//!   the most units issues.
+//!   the most units issues. The count of this order is then held to the budget, or to the PTX
+//!   order's count where that is higher ([`super::KernelAnalysis::compute_for`]): the budget
+//!   bounds live units, while the colouring adds aligned pairs, scratch registers and bank
+//!   spacing on top, which ptxas's scheduler, working on registers, keeps within it (measured:
+//!   Rodinia's `lud_diagonal` and `lud_perimeter` and streamcluster's `kernel_compute_cost`
+//!   came out at 34–36 on sm_52 where ptxas reports 32).
 //! - Each block is scheduled alone: branches are not if-converted. Loops are unrolled first
 //!   ([`super::ptxas_unroll`]).
 
@@ -132,7 +137,7 @@ const WINDOW: usize = 512;
 
 /// Registers per thread that still allow the target's most threads per SM.
 /// (NVIDIA's limits for the compute capability; 65 536 / 2 048 for targets not in that table).
-fn full_occupancy_registers(target: AllocTarget) -> u32 {
+pub(super) fn full_occupancy_registers(target: AllocTarget) -> u32 {
     let (Ok(major), Ok(minor)) = (u8::try_from(target.sm / 10), u8::try_from(target.sm % 10)) else { return 32 };
     let limits = SmVersion::from_compute_capability(ComputeCapability::new(major, minor)).map(SmVersion::limits);
     limits.map_or(32, |l| l.registers_per_sm.checked_div(l.max_threads_per_sm).unwrap_or(32))

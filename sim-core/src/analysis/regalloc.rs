@@ -150,11 +150,12 @@ impl Allocation {
     /// This allocation's physical registers with the count (registers, spill, registers live
     /// across calls) of `model`, an allocation of the same function in another instruction order
     /// (see [`super::latency_schedule`]).
-    pub(super) fn with_count_of(self, model: Allocation) -> Allocation {
+    pub(super) fn with_count_of(self, model: Allocation, limit: u32) -> Allocation {
+        let capped = model.registers > limit;
         Allocation {
-            registers: model.registers,
+            registers: model.registers.min(limit),
             ptx_order_registers: self.registers,
-            spill_bytes: model.spill_bytes,
+            spill_bytes: if capped { self.spill_bytes } else { model.spill_bytes },
             across_calls: model.across_calls,
             predicates: model.predicates.max(self.predicates),
             ..self
@@ -241,6 +242,19 @@ mod tests {
     use crate::analysis::test_util::kernel;
     use alloc::format;
     use alloc::string::String;
+
+    #[test]
+    fn a_schedule_count_over_its_limit_is_held_there_without_spill() {
+        let ptx_order = Allocation { registers: 30, ..Allocation::default() };
+        let scheduled = Allocation { registers: 36, ..Allocation::default() };
+        let held = ptx_order.clone().with_count_of(scheduled.clone(), 32);
+        assert_eq!((held.registers(), held.ptx_order_registers(), held.spill_bytes()), (32, 30, 0));
+        // Under the limit the schedule's count stands, and the physical registers stay the PTX
+        // order's.
+        let kept = ptx_order.clone().with_count_of(scheduled, 40);
+        assert_eq!((kept.registers(), kept.ptx_order_registers()), (36, 30));
+        assert_eq!(kept.start, ptx_order.start);
+    }
 
     fn allocate(body: &str, sm: u32) -> Allocation {
         let m = kernel(body);

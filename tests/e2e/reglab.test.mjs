@@ -128,6 +128,9 @@ test('a reload keeps the edited text', async () => {
     await editor(page).press('End');
     await editor(page).pressSequentially('// end');
     await page.waitForFunction(() => document.querySelector('#ptx-source').value.endsWith('// end'));
+    // The job worker fetches its wasm after the first paint: a reload while that is in flight
+    // aborts it, which `problems` would record as a failed request. Reload once it has arrived.
+    await page.waitForLoadState('networkidle');
     await page.reload();
     await page.locator('#storage-status', { hasText: 'Restored from this browser' }).waitFor();
     assert.equal(await editor(page).inputValue(), `${text}// end`);

@@ -148,6 +148,9 @@ test('a corrupt saved state falls back to the default example and keeps the save
       localStorage.setItem('reglab.v1.settings', '\u0000gpu=\u0001\n=kernel=\nsm_count=-7\n');
       localStorage.setItem('reglab.v1.launch', '{"grid": [1, 2');
     }, garbage);
+    // Reload once the page's own loads (the job worker's wasm) have arrived: a reload aborts
+    // them otherwise, which `problems` would record as failed requests.
+    await page.waitForLoadState('networkidle');
     await page.reload();
     const notice = page.locator('#storage-notice');
     await notice.waitFor();
@@ -166,6 +169,7 @@ test('a corrupt saved state falls back to the default example and keeps the save
       localStorage.setItem('reglab.v1.source', '.version 8.5\n// edited elsewhere\n');
       localStorage.setItem('reglab.v1.source-check', '3:0000000000000000');
     });
+    await page.waitForLoadState('networkidle');
     await page.reload();
     await page.locator('#storage-notice', { hasText: 'does not match the check' }).waitFor();
     await page.locator('#unreadable-dismiss').click();

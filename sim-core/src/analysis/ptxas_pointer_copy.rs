@@ -102,17 +102,16 @@ fn in_place_step(inst: &Inst) -> Option<(Handle<Reg>, Option<Handle<Reg>>)> {
     if ty.bits() != 64 || !ty.is_integer() {
         return None;
     }
-    match inst.operands.as_slice() {
-        [Operand::Reg(d), Operand::Reg(x), y] if d == x => match y {
-            Operand::Reg(y) if y != d => Some((*d, Some(*y))),
-            Operand::Imm(_) => Some((*d, None)),
-            _ => None,
-        },
-        [Operand::Reg(d), y, Operand::Reg(x)] if d == x => match y {
-            Operand::Reg(y) if y != d => Some((*d, Some(*y))),
-            Operand::Imm(_) => Some((*d, None)),
-            _ => None,
-        },
+    let [Operand::Reg(d), x, y] = inst.operands.as_slice() else { return None };
+    // `add` commutes: the step is whichever source is not the pointer.
+    let step = match (x.as_reg(), y.as_reg()) {
+        (Some(r), _) if r == *d => y,
+        (_, Some(r)) if r == *d => x,
+        _ => return None,
+    };
+    match step {
+        Operand::Reg(r) if r != d => Some((*d, Some(*r))),
+        Operand::Imm(_) => Some((*d, None)),
         _ => None,
     }
 }

@@ -69,15 +69,11 @@ impl KernelAnalysis {
         // order.
         // Before Volta, stepped store pointers are copied first (`ptxas_pointer_copy`).
         let copied = ptxas_pointer_copy::copy_stepped_pointers(kernel, target);
-        let base = copied.as_ref().unwrap_or(kernel);
-        let issued = match ptxas_unroll::unroll(base) {
-            Some(unrolled) => {
-                let live = Liveness::compute(&unrolled, &Cfg::compute(&unrolled));
-                Some(latency_schedule::schedule(&unrolled, &live, target).unwrap_or(unrolled))
-            }
-            None if copied.is_some() => {
-                let live = Liveness::compute(base, &Cfg::compute(base));
-                Some(latency_schedule::schedule(base, &live, target).unwrap_or_else(|| base.clone()))
+        let reshaped = ptxas_unroll::unroll(copied.as_ref().unwrap_or(kernel)).or(copied);
+        let issued = match reshaped {
+            Some(copy) => {
+                let live = Liveness::compute(&copy, &Cfg::compute(&copy));
+                Some(latency_schedule::schedule(&copy, &live, target).unwrap_or(copy))
             }
             None => latency_schedule::schedule(kernel, &analysis.liveness, target),
         };

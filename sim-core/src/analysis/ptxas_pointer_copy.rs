@@ -31,6 +31,7 @@ use alloc::format;
 use alloc::vec::Vec;
 
 use super::alloc_target::AllocTarget;
+use super::ptxas_unroll::rename;
 use super::rebuild::{rebuild, Slot};
 use crate::ir::{Address, AddressBase, Block, Body, Function, Handle, Inst, Opcode, Operand, Reg, TypeList};
 
@@ -130,6 +131,11 @@ fn copied_block(body: &Body, grown: &mut Body, b: Handle<Block>, block: &Block) 
     let step = body.insts.get(add_h)?.clone();
     let mut copy = Inst::new(Opcode::Mov, alloc::vec![Operand::Reg(old), Operand::Reg(a)]);
     copy.types = TypeList::one(step.ty()?);
+    // From the store up to the step, reads of the pointer read the copy.
+    let mut reads: Vec<Handle<Reg>> = grown.regs.handles().collect();
+    if let Some(r) = reads.get_mut(a.index()) {
+        *r = old;
+    }
     let mut slots = Vec::with_capacity(block.insts.len() + 1);
     for (i, &h) in block.insts.iter().enumerate() {
         let Some(inst) = body.insts.get(h) else { continue };
@@ -142,24 +148,14 @@ fn copied_block(body: &Body, grown: &mut Body, b: Handle<Block>, block: &Block) 
         }
         let mut inst = inst.clone();
         if (store..add).contains(&i) {
-            for op in inst.operands.iter_mut() {
-                read_from(op, a, old);
+            let defs = inst.def_count();
+            for (n, op) in inst.operands.iter_mut().enumerate() {
+                rename(op, &reads, n < defs);
             }
         }
         slots.push(Slot { origin: h, inst });
     }
     Some(slots)
-}
-
-/// Makes operand `op` read `to` where it reads `from` (a register source or an address base).
-fn read_from(op: &mut Operand, from: Handle<Reg>, to: Handle<Reg>) {
-    match op {
-        Operand::Reg(r) | Operand::NotReg(r) if *r == from => *r = to,
-        Operand::Address(Address { base: AddressBase::Reg(r), .. }) if *r == from => *r = to,
-        Operand::Vector(items) | Operand::List(items) => items.iter_mut().for_each(|o| read_from(o, from, to)),
-        Operand::Pair(pair) => pair.iter_mut().for_each(|o| read_from(o, from, to)),
-        _ => {}
-    }
 }
 
 #[cfg(test)]

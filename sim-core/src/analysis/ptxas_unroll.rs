@@ -178,7 +178,7 @@ fn unrolled_block(body: &Body, grown: &mut Body, block: &Block) -> Vec<Copied> {
 
 /// Renames the registers `op` reads to their current names (in a destination operand, only
 /// address bases and texture handles are reads).
-fn rename(op: &mut Operand, current: &[Handle<Reg>], dest: bool) {
+pub(super) fn rename(op: &mut Operand, current: &[Handle<Reg>], dest: bool) {
     let map = |r: &mut Handle<Reg>| *r = current.get(r.index()).copied().unwrap_or(*r);
     match op {
         Operand::Reg(r) | Operand::NotReg(r) if !dest => map(r),

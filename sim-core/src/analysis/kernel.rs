@@ -16,6 +16,7 @@ use super::dominators::{Dominators, PostDominators};
 use super::latency_schedule;
 use super::liveness::Liveness;
 use super::loops::Loops;
+use super::ptxas_compare_hoist;
 use super::ptxas_pointer_copy;
 use super::ptxas_unroll;
 use super::regalloc::Allocation;
@@ -69,6 +70,7 @@ impl KernelAnalysis {
         // order.
         // Before Volta, stepped store pointers are copied first (`ptxas_pointer_copy`).
         let copied = ptxas_pointer_copy::copy_stepped_pointers(kernel, target);
+        let copied = ptxas_compare_hoist::hoist_compares(copied.as_ref().unwrap_or(kernel)).or(copied);
         let reshaped = ptxas_unroll::unroll(copied.as_ref().unwrap_or(kernel)).or(copied);
         let issued = match reshaped {
             Some(copy) => {

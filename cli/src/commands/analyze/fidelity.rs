@@ -421,7 +421,14 @@ sm_70, a loop of one block that stores through a 64-bit pointer and then steps i
 so both pairs are live (`ptxas_pointer_copy.rs`; read in the sm_52 code of thrust's grid-stride
 `__initialize`, `initialize` and `subtract_offset`: 10 registers where the PTX order needs 8; the
 sm_80 code stores first and steps after): with it 270 kernels are within ±15% instead of 267
-(sm_52 236 of 299 instead of 233, sm_61 235 of 301 instead of 232), none moving out. An estimate above
+(sm_52 236 of 299 instead of 233, sm_61 235 of 301 instead of 232), none moving out. On every
+target, a `setp` after a loop that tests a value computed before it (the SDK reductions'
+`tid == 0` after the grid-stride loop) is made where the value is computed, so only the
+predicate crosses the loop (`ptxas_compare_hoist.rs`; read in the sm_52 and sm_80 code of
+`reduce6` and `reduceMultiPass`: `ISETP.NE.U32.AND P0, PT, R2, RZ, PT` right after
+`S2R R2, SR_TID.X`): with it 277 kernels are within ±15% instead of 270 (sm_52 243 instead of
+236, sm_61 242 instead of 235, sm_80 234 instead of 232, sm_90 212 instead of 210), none moving
+out and no estimate rising. An estimate above
 the target's maximum (255 registers per thread) is capped there, and the excess is reported as
 spill bytes (4 per register), as `ptxas -v` would show spill stores. Files without any `.entry`
 have no rows.

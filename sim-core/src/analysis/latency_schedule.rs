@@ -26,7 +26,13 @@
 //!   space; `.const` and kernel-parameter loads move freely; barriers, fences, calls and anything
 //!   not known to be free of side effects keep their place among every memory operation; a
 //!   block's terminator stays last.
-//! - Priority: a ready load, or an instruction whose result a load of the block needs, first;
+//! - Priority: a ready `setp` that frees registers (the last read of a value) first, as in
+//!   ptxas 12.6's sm_52 code of zluda's `setp_nan` (each `FSETP.NAN` issues as soon as its two
+//!   loads land, before the earlier compare's select and store), where it brings that kernel from
+//!   13 to 11 registers, ptxas's count, and moves no other corpus kernel (freeing registers first
+//!   for every pure instruction instead takes the sm_52 `matrixMul` kernels from 31 to 24, under
+//!   ptxas's 31–32, as it undoes their hoisted loads); then a ready load, or an instruction whose
+//!   result a load of the block needs;
 //!   then an instruction whose result a store needs (its address or data; the stores keep their
 //!   order); otherwise PTX order. Within the first two classes the instruction farthest (in
 //!   dependent steps) from the access it feeds goes first, so a block's addresses are formed
@@ -369,7 +375,10 @@ fn schedule_block(
             .iter()
             .enumerate()
             .filter(|&(_, &j)| fits(j))
-            .max_by_key(|&(_, &j)| (urgency[j as usize], depth[j as usize], core::cmp::Reverse(j)))
+            .max_by_key(|&(_, &j)| {
+                let kills = insts[j as usize].opcode == Opcode::Setp && delta(j, &remaining, &live_now) < 0;
+                (kills, urgency[j as usize], depth[j as usize], core::cmp::Reverse(j))
+            })
             .or_else(|| ready.iter().enumerate().min_by_key(|&(_, &j)| (delta(j, &remaining, &live_now), j)))
             .map(|(k, _)| k);
         let Some(k) = pick else { break };
@@ -460,6 +469,38 @@ mod tests {
             52,
         );
         assert!(position(&lines, "ld.global.f32 %f3") < position(&lines, "add.f32 %f2"), "{lines:?}");
+    }
+
+    #[test]
+    fn a_compare_that_frees_registers_issues_as_soon_as_its_operands_are_ready() {
+        // Four loads; the first two summed and stored, the last two compared for the block's
+        // branch. The compare reads %f3 and %f4 for the last time: it issues as soon as they
+        // land, ahead of the sum and its store (ptxas 12.6's sm_52 code of zluda's `setp_nan`:
+        // each `FSETP.NAN` right after its loads). By urgency alone it would wait behind them.
+        let src = ".reg .pred %p<2>; .reg .f32 %f<6>; .reg .b64 %rd<3>;
+             ld.param.u64 %rd1, [k_p0];
+             ld.global.f32 %f1, [%rd1];
+             ld.global.f32 %f2, [%rd1+4];
+             ld.global.f32 %f3, [%rd1+8];
+             ld.global.f32 %f4, [%rd1+12];
+             add.f32 %f5, %f1, %f2;
+             st.global.f32 [%rd1+16], %f5;
+             setp.lt.f32 %p1, %f3, %f4;
+             @%p1 bra DONE;
+             st.global.f32 [%rd1+20], %f5;
+             DONE:
+             ret;";
+        let lines = issued(src, 52);
+        assert!(position(&lines, "setp.lt.f32 %p1") < position(&lines, "add.f32 %f5"), "{lines:?}");
+        // A compare whose operands stay live keeps its place.
+        let lines = issued(
+            &src.replace(
+                "@%p1 bra DONE;",
+                "@%p1 bra DONE;\nst.global.f32 [%rd1+24], %f3;\nst.global.f32 [%rd1+28], %f4;",
+            ),
+            52,
+        );
+        assert!(position(&lines, "st.global.f32 [%rd1+16]") < position(&lines, "setp.lt.f32 %p1"), "{lines:?}");
     }
 
     #[test]

@@ -26,6 +26,13 @@
 //! `setp`'s block, which post-dominates it, in the same loop) and at least one source is read
 //! nowhere else after that block. Each source must have one definition in the function; a source
 //! set by `mov` of an immediate is read as that immediate.
+//!
+//! Measured against ptxas 12.6 over the corpus (each file's own target): the rule brings 7
+//! kernels within ±15% (the `reduce6` and `reduceMultiPass` variants with one or two elements
+//! per thread; 277 of 358 instead of 270), moves none out and raises no estimate. Dropping the
+//! post-dominance condition changes nothing; also letting the compare leave its loop (a
+//! loop-invariant compare made before the loop) takes two Kokkos kernels on sm_80 from 56 to 54
+//! registers, where ptxas has 64, out of ±15% (276), so the compare stays in its loop nest.
 
 use alloc::vec;
 use alloc::vec::Vec;

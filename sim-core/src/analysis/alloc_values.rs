@@ -12,7 +12,9 @@
 //! ```
 //!
 //! Rematerialised: immediates, symbol addresses, `%ntid`, `%nctaid` and other launch constants,
-//! `ld.param` of a kernel parameter — immediate or constant-bank operands in SASS — and copies
+//! `ld.param` of a kernel parameter and `ld.const` of a `.const` variable at a fixed offset
+//! (`c[0x3][…]` in ptxas 12.6's sm_52 code of the SDK's `updateGridD`, 27 such operands) —
+//! immediate or constant-bank operands in SASS — and copies
 //! (`mov`, `cvta` to or from `.global`) of such values. Most uses take them as operands directly;
 //! only a use that must read a register (an address base, the data of a store or atomic, a call
 //! argument) needs one. For those the value is loaded into a register once, just before the first
@@ -292,6 +294,13 @@ fn constant_like(kernel: &Function, inst: &Inst) -> bool {
                 | [Operand::Symbol { .. }]
                 | [Operand::Special(SpecialReg::Ntid(_) | SpecialReg::Nctaid(_) | SpecialReg::WarpSz)]
         ),
+        Opcode::Ld | Opcode::Ldu
+            if inst.mods.space == Some(StateSpace::Const)
+                && inst.mods.vec.is_none()
+                && matches!(inst.uses(), [Operand::Address(a)] if matches!(a.base, AddressBase::Symbol(Symbol::Global(_) | Symbol::Local(_)))) =>
+        {
+            true
+        }
         Opcode::Ld => {
             kernel.is_entry()
                 && inst.mods.space.is_some_and(StateSpace::is_param)

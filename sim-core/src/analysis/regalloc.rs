@@ -257,7 +257,10 @@ mod tests {
     }
 
     fn allocate(body: &str, sm: u32) -> Allocation {
-        let m = kernel(body);
+        allocate_first(&kernel(body), sm)
+    }
+
+    fn allocate_first(m: &crate::ir::Module, sm: u32) -> Allocation {
         let f = &m.functions[Handle::from_index(0)];
         let cfg = Cfg::compute(f);
         let dom = Dominators::compute(&cfg);
@@ -267,6 +270,28 @@ mod tests {
         let live = Liveness::compute(f, &cfg);
         let uni = Uniformity::compute(f, &cfg, &pdom, &du, Default::default());
         Allocation::compute_uniform(f, &cfg, &dom, &loops, &du, &live, Some(&uni), AllocTarget { sm })
+    }
+
+    #[test]
+    fn constant_memory_values_are_operands_not_registers() {
+        // `ld.const` of a `.const` variable is a constant-bank operand in SASS (`FFMA R0, R0,
+        // c[0x3][0x0], c[0x3][0x4]`, as in ptxas 12.6's sm_52 code of the SDK's `updateGridD`):
+        // no register. Left: %rd1 (R2:R3, the load's and the store's address), %f1 → %f5 → %f6
+        // (R0), and R1 reserved: 4. Were the three constants in registers, all live at the fma
+        // with %f1 and %rd1: 7.
+        let src = ".version 7.0\n.target sm_52\n.address_size 64\n.const .align 4 .f32 coef[4];\n\
+            .visible .entry k(.param .u64 k_p0)\n{\n.reg .f32 %f<8>; .reg .b64 %rd<3>;\n\
+            ld.param.u64 %rd1, [k_p0];\n\
+            ld.global.f32 %f1, [%rd1];\n\
+            ld.const.f32 %f2, [coef];\n\
+            ld.const.f32 %f3, [coef+4];\n\
+            ld.const.f32 %f4, [coef+8];\n\
+            fma.rn.f32 %f5, %f1, %f2, %f3;\n\
+            mul.f32 %f6, %f5, %f4;\n\
+            st.global.f32 [%rd1], %f6;\n\
+            ret;\n}\n";
+        let m = crate::ptx::compile(src).unwrap_or_default();
+        assert_eq!(allocate_first(&m, 52).registers(), 4);
     }
 
     #[test]

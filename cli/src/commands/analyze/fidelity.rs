@@ -432,7 +432,10 @@ out and no estimate rising. Within a block, a `setp` that reads a value for the 
 issues as soon as its operands are ready (`latency_schedule.rs`; read in the sm_52 code of
 zluda's `setp_nan`, each `FSETP.NAN` right after its two loads): 278 instead of 277 (that
 kernel, 13 → 11 = ptxas; sm_52 244, sm_61 243, sm_75 222), no other estimate changing at each
-file's own target. An estimate above
+file's own target. `ld.const` of a `.const` variable at a fixed offset is a constant-bank
+operand, as `ld.param` is (27 `c[0x3][…]` operands in the sm_52 code of the SDK's
+`updateGridD`), not a register: 280 instead of 278 (Rodinia `hwt` 44 → 34 and `updateGridD`
+18 → 16, ptxas 38 and 15), none moving out, every target +2 (sm_52 246, sm_90 214). An estimate above
 the target's maximum (255 registers per thread) is capped there, and the excess is reported as
 spill bytes (4 per register), as `ptxas -v` would show spill stores. Files without any `.entry`
 have no rows.

@@ -34,10 +34,10 @@
 //! loop-invariant compare made before the loop) takes two Kokkos kernels on sm_80 from 56 to 54
 //! registers, where ptxas has 64, out of ±15% (276), so the compare stays in its loop nest.
 
-use alloc::vec;
 use alloc::vec::Vec;
 
 use super::cfg::Cfg;
+use super::def_use::{DefId, DefUse};
 use super::dominators::{Dominators, PostDomNode, PostDominators};
 use super::loops::Loops;
 use super::rebuild::{rebuild, Slot};
@@ -50,17 +50,8 @@ pub fn hoist_compares(kernel: &Function) -> Option<Function> {
     let dom = Dominators::compute(&cfg);
     let post = PostDominators::compute(&cfg);
     let loops = Loops::compute(&cfg, &dom);
-    let regs = body.regs.len();
-    let mut defs: Vec<Vec<Handle<Inst>>> = vec![Vec::new(); regs];
-    let mut uses: Vec<Vec<Handle<Inst>>> = vec![Vec::new(); regs];
-    for (_, block) in body.blocks.iter() {
-        for &h in &block.insts {
-            let Some(inst) = body.insts.get(h) else { continue };
-            inst.for_each_def(|r| defs.get_mut(r.index()).into_iter().for_each(|v| v.push(h)));
-            inst.for_each_use(|r| uses.get_mut(r.index()).into_iter().for_each(|v| v.push(h)));
-        }
-    }
-    let facts = Facts { body, cfg: &cfg, dom: &dom, post: &post, loops: &loops, defs: &defs, uses: &uses };
+    let du = DefUse::compute(kernel, &cfg);
+    let facts = Facts { body, cfg: &cfg, dom: &dom, post: &post, loops: &loops, du: &du };
     // (the compare, the block it moves to, the index it follows there, its new form)
     let mut moves: Vec<(Handle<Inst>, Handle<Block>, usize, Inst)> = Vec::new();
     for (_, block) in body.blocks.iter() {
@@ -102,10 +93,7 @@ struct Facts<'a> {
     dom: &'a Dominators,
     post: &'a PostDominators,
     loops: &'a Loops,
-    /// Instructions defining each register.
-    defs: &'a [Vec<Handle<Inst>>],
-    /// Instructions reading each register.
-    uses: &'a [Vec<Handle<Inst>>],
+    du: &'a DefUse,
 }
 
 impl Facts<'_> {
@@ -118,11 +106,11 @@ impl Facts<'_> {
         }
         let (home, _) = self.cfg.position(h)?;
         let Operand::Reg(p) = inst.operands[0] else { return None };
-        if self.defs.get(p.index())?.len() != 1 {
+        if self.du.reg_def_range(p).len() != 1 {
             return None;
         }
         let mut moved = inst.clone();
-        // The latest definition among the register sources: (block, index, register).
+        // The latest definition among the register sources: (block, index).
         let mut latest: Option<(Handle<Block>, usize)> = None;
         let mut sources = Vec::new();
         for k in 1..3 {
@@ -131,14 +119,18 @@ impl Facts<'_> {
                 Operand::Reg(r) => *r,
                 _ => return None,
             };
-            let [d] = self.defs.get(r.index())?.as_slice() else { return None };
-            let def = self.body.insts.get(*d)?;
+            let range = self.du.reg_def_range(r);
+            if range.len() != 1 {
+                return None;
+            }
+            let d = self.du.defs().get(range.start)?;
+            let def = self.body.insts.get(d.inst)?;
             if let Some(imm) = immediate_of(def) {
                 moved.operands[k] = imm;
                 continue;
             }
-            let (db, di) = self.cfg.position(*d)?;
-            sources.push((r, db));
+            let (db, di) = self.cfg.position(d.inst)?;
+            sources.push((range.start as DefId, db));
             latest = match latest {
                 None => Some((db, di)),
                 Some((lb, li)) if lb == db => Some((db, li.max(di))),
@@ -157,11 +149,14 @@ impl Facts<'_> {
             return None;
         }
         // Worth it only if a source then dies in `to`: read nowhere but there and by the compare.
-        let dies = sources.iter().any(|&(r, db)| {
+        let dies = sources.iter().any(|&(d, db)| {
             db == to
-                && self.uses.get(r.index()).is_some_and(|us| {
-                    us.iter().all(|&u| u == h || self.cfg.position(u).is_some_and(|(ub, _)| ub == to))
-                })
+                && self
+                    .du
+                    .uses_of(d)
+                    .iter()
+                    .filter_map(|&u| self.du.uses().get(u as usize))
+                    .all(|u| u.inst == h || self.cfg.position(u.inst).is_some_and(|(ub, _)| ub == to))
         });
         dies.then_some((to, after, moved))
     }

@@ -11,7 +11,11 @@
 //!
 //! A web qualifies when every definition is uniform (see `uniformity`), is an integer or bitwise
 //! operation the uniform datapath has (moves, add, sub, integer multiply, shifts, logic, integer
-//! conversions, selects, parameter loads), and reads only qualifying or rematerialised webs.
+//! conversions, selects, parameter loads, address-space conversions), and reads only qualifying
+//! or rematerialised webs. `cvta.local` of the local depot is one: the generic stack address is
+//! the stack pointer plus the local window's base, `ULDC.64 UR4, c[0x0][0x20]` and
+//! `[R1.U32+UR4]` in ptxas 12.6's sm_75 code, `R2UR UR13, R1; UIADD3 UR6, UP0, UR13,
+//! c[0x0][0x20]` in its sm_80 code of the corpus's Kokkos `evaluate_coefficients` kernels.
 //! Such a web then behaves like a rematerialised one: it takes a regular register only where an
 //! instruction must read a regular register (an address on sm_80+, data stored), copied from its
 //! uniform register just before. Observed with ptxas 12.6 and nvdisasm on sm_80 corpus kernels.
@@ -103,7 +107,7 @@ fn datapath_op(inst: &Inst) -> bool {
     use Opcode::*;
     let integer = inst.types.iter().all(|t| !t.is_float());
     let ok_op = match inst.opcode {
-        Mov | Add | Sub | Shl | Shr | And | Or | Xor | Not | Selp | Cvt => true,
+        Mov | Add | Sub | Shl | Shr | And | Or | Xor | Not | Selp | Cvt | Cvta => true,
         Mul | Mad => inst.mods.mul_mode != Some(crate::ir::MulMode::Hi),
         Ld => inst.mods.space.is_some_and(StateSpace::is_param) && inst.mods.vec.is_none(),
         _ => false,

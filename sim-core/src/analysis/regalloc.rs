@@ -295,6 +295,40 @@ mod tests {
     }
 
     #[test]
+    fn the_generic_stack_address_is_uniform_on_turing_and_later() {
+        // `cvta.local` of the local depot is the stack pointer plus the local window's base, the
+        // same for every thread: ptxas 12.6 keeps it in uniform registers on sm_75 (`ULDC.64
+        // UR4, c[0x0][0x20]`, then `ST.E.SYS [R1.U32+UR4]`; in the corpus's Kokkos kernels for
+        // sm_80 `R2UR UR13, R1; UIADD3 UR6, UP0, UR13, c[0x0][0x20]`), so %SP takes no register
+        // while the loads are in flight. R1 reserved; %r1 (tid) R0 dies at the multiply;
+        // %rd2, then %rd1, R2:R3; the four loads R0, R4, R5, R6 (issued together) → R0…R6, 7
+        // used, + 2 = 9, as ptxas reports for this kernel. With %SP in a regular pair from the
+        // start: 11.
+        let src = ".version 7.0\n.target sm_75\n.address_size 64\n\
+            .visible .entry k(.param .u64 k_p)\n{\n.local .align 8 .b8 depot[16];\n\
+            .reg .b64 %SP; .reg .b64 %SPL; .reg .b32 %r<8>; .reg .b64 %rd<4>;\n\
+            mov.u64 %SPL, depot;\n\
+            cvta.local.u64 %SP, %SPL;\n\
+            ld.param.u64 %rd3, [k_p];\n\
+            mov.u32 %r1, %tid.x;\n\
+            mul.wide.u32 %rd2, %r1, 16;\n\
+            add.s64 %rd1, %rd3, %rd2;\n\
+            ld.global.u32 %r2, [%rd1];\n\
+            ld.global.u32 %r3, [%rd1+4];\n\
+            ld.global.u32 %r4, [%rd1+8];\n\
+            ld.global.u32 %r5, [%rd1+12];\n\
+            xor.b32 %r6, %r2, %r3;\n\
+            xor.b32 %r6, %r6, %r4;\n\
+            xor.b32 %r6, %r6, %r5;\n\
+            st.u32 [%SP], %r6;\n\
+            ld.u32 %r7, [%SP];\n\
+            st.global.u32 [%rd1], %r7;\n\
+            ret;\n}\n";
+        let m = crate::ptx::compile(src).unwrap_or_default();
+        assert_eq!(allocate_first(&m, 75).registers(), 9);
+    }
+
+    #[test]
     fn turing_reports_two_more_without_the_volta_minimum() {
         // Same code as below: 2 registers on sm_52, 2 + 2 = 4 on sm_75 (ptxas 12.6), 8 on sm_80.
         let body = ".reg .b32 %r<3>;

@@ -435,7 +435,13 @@ kernel, 13 → 11 = ptxas; sm_52 244, sm_61 243, sm_75 222), no other estimate c
 file's own target. `ld.const` of a `.const` variable at a fixed offset is a constant-bank
 operand, as `ld.param` is (27 `c[0x3][…]` operands in the sm_52 code of the SDK's
 `updateGridD`), not a register: 280 instead of 278 (Rodinia `hwt` 44 → 34 and `updateGridD`
-18 → 16, ptxas 38 and 15), none moving out, every target +2 (sm_52 246, sm_90 214). An estimate above
+18 → 16, ptxas 38 and 15), none moving out, every target +2 (sm_52 246, sm_90 214). From sm_75 on,
+the generic address of the local depot (`cvta.local` of the stack) is a uniform value, as ptxas
+keeps it (`ULDC.64 UR4, c[0x0][0x20]` with `[R1.U32+UR4]` in sm_75 code, `UIADD3` from `R2UR UR13,
+R1` in the sm_80 code of the Kokkos `evaluate_coefficients` kernels): no kernel moves across ±15% at
+its own target; sm_75 224 → 226, sm_80 236 → 237, sm_86 and sm_89 238 → 239, sm_90 214 → 216,
+against the driver's JIT 209 → 212 (the dealii `HelmholtzOperator` kernels rise from 58 to 62, ptxas
+62–64). An estimate above
 the target's maximum (255 registers per thread) is capped there, and the excess is reported as
 spill bytes (4 per register), as `ptxas -v` would show spill stores. Files without any `.entry`
 have no rows.

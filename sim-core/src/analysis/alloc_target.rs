@@ -70,6 +70,20 @@ impl AllocTarget {
         self.sm >= 75
     }
 
+    /// Whether memory instructions read their address from a uniform register (`[UR4+0x8]`), so
+    /// a warp-uniform address needs no regular register: Turing only. ptxas 12.6's sm_75 code of
+    /// a kernel whose every access is at a uniform address (parameter, `%ctaid`-indexed global
+    /// and shared elements) forms the addresses in uniform registers and takes them there in
+    /// `LDG`, `STG`, `LDS`, `STS`, `ATOMG` and `RED` alike (7 registers); its sm_80 code of the
+    /// same kernel moves them into register pairs (`LDG.E R0, [R2.64]`, 14 registers), the
+    /// uniform slot of sm_80's memory instructions holding the memory descriptor
+    /// (`ULDC.64 UR6, c[0x0][0x118]`), as on sm_86, sm_89 and sm_90. ZLUDA's one-instruction
+    /// test kernels, which load and store through their pointer parameters, take 6 registers
+    /// on sm_75 and 10 on sm_70 and sm_80.
+    pub fn uniform_addresses(self) -> bool {
+        self.sm == 75
+    }
+
     /// Whether ptxas places the operands of one instruction in different register banks where
     /// it can (Maxwell and Pascal: four banks, register index mod 4). Read in sm_52 code: ZLUDA's
     /// `prmt` kernel with `.global` accesses loads its second operand into R5 with R4 free, as

@@ -19,6 +19,9 @@
 //! Such a web then behaves like a rematerialised one: it takes a regular register only where an
 //! instruction must read a regular register (an address on sm_80+, data stored), copied from its
 //! uniform register just before. Observed with ptxas 12.6 and nvdisasm on sm_80 corpus kernels.
+//! On sm_75 memory instructions read a uniform address from the uniform register itself
+//! (`LDG.E.SYS R0, [UR4]`; see `AllocTarget::uniform_addresses` and
+//! `alloc_values::takes_uniform_address`), so there an address is no per-thread consumer.
 //!
 //! Grid-index arithmetic is the exception: a 32-bit value read from a special register (`%ctaid`,
 //! or a launch constant such as `%ntid`) or computed from one, that a per-thread instruction
@@ -38,7 +41,7 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::alloc_values::Values;
+use super::alloc_values::{takes_uniform_address, Values};
 use super::def_use::DefUse;
 use super::uniformity::Uniformity;
 use crate::ir::{Body, Inst, Opcode, Operand, StateSpace, WidthClass};
@@ -68,7 +71,14 @@ pub(crate) fn uniform_webs(body: &Body, du: &DefUse, values: &Values, uniformity
                 // S2R rather than S2UR: a 32-bit value read from a special register (or computed
                 // from one) that a per-thread instruction consumes is kept in a regular register.
                 let per_thread_consumer = !ok[w] && values.class[w] != WidthClass::Pred;
-                if ok[src] && from_sreg[src] && values.class[src] == WidthClass::B32 && per_thread_consumer {
+                let as_address = values.uniform_addresses
+                    && body.insts.get(def.inst).is_some_and(|i| takes_uniform_address(i, du.uses()[u as usize].reg));
+                if ok[src]
+                    && from_sreg[src]
+                    && values.class[src] == WidthClass::B32
+                    && per_thread_consumer
+                    && !as_address
+                {
                     ok[src] = false;
                     changed = true;
                 }

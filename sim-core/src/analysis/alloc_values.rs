@@ -52,6 +52,9 @@ pub(crate) struct Values {
     /// Webs held in uniform registers (see `alloc_uniform`; empty before Turing): like
     /// rematerialised webs, but copied to a register where they are used, never hoisted.
     pub uniform: Vec<bool>,
+    /// Whether memory instructions take their address from a uniform register (sm_75 only; see
+    /// `AllocTarget::uniform_addresses`), so a uniform or constant-bank address needs no copy.
+    pub uniform_addresses: bool,
 }
 
 impl Values {
@@ -91,6 +94,7 @@ impl Values {
             units,
             copies: Vec::new(),
             uniform: Vec::new(),
+            uniform_addresses: false,
         };
         values.find_copies(body, du);
         values.find_remat(kernel, body, du);
@@ -101,6 +105,16 @@ impl Values {
     /// The web read by use `u` (`None` if no definition reaches it).
     pub fn web_of_use(&self, du: &DefUse, u: u32) -> Option<Web> {
         du.reaching(u).first().map(|&d| self.web_of_def[d as usize])
+    }
+
+    /// Whether web `w`, read as `reg` by `inst`, must be in a regular register there
+    /// ([`needs_register`]), except that on sm_75 a memory address held in a uniform register
+    /// (a uniform web, or a constant-bank value loaded into one with `ULDC`) is read from there.
+    pub fn use_needs_register(&self, inst: &Inst, reg: Handle<Reg>, w: Web) -> bool {
+        let from_uniform = self.uniform_addresses
+            && self.remat.get(w as usize).copied().unwrap_or(false)
+            && takes_uniform_address(inst, reg);
+        !from_uniform && needs_register(inst, reg)
     }
 
     /// For each rematerialised web with a use that needs a register: the instruction before
@@ -119,7 +133,7 @@ impl Values {
         let mut uses_of: Vec<Vec<Handle<Inst>>> = vec![Vec::new(); self.len()];
         for (u, usage) in du.uses().iter().enumerate() {
             let Some(w) = self.web_of_use(du, u as u32).filter(|&w| self.remat[w as usize]) else { continue };
-            if body.insts.get(usage.inst).is_some_and(|i| needs_register(i, usage.reg)) {
+            if body.insts.get(usage.inst).is_some_and(|i| self.use_needs_register(i, usage.reg, w)) {
                 uses_of[w as usize].push(usage.inst);
             }
         }
@@ -265,6 +279,29 @@ pub(crate) fn needs_register(inst: &Inst, reg: Handle<Reg>) -> bool {
         Opcode::St | Opcode::Atom | Opcode::Red | Opcode::Sust | Opcode::Sured | Opcode::Call | Opcode::CpAsync
     );
     is_base || (writes_memory && inst.uses().iter().any(|op| mentions(op, reg)))
+}
+
+/// Whether `inst` is a memory access whose address base is `reg` and that reads `reg` nowhere
+/// else, of a kind sm_75 machine code addresses as `[URn+imm]`: a load or store in global,
+/// shared, local or generic memory, or a global atomic or reduction other than compare-and-swap
+/// (`LDG.E.SYS R0, [UR4]`, `STS [UR6], R0`, `LDS.U R2, [UR6+0x4]`, `LD.E.SYS R0, [UR4]`,
+/// `ATOMG.E.ADD.F32… [UR4+0x8]`, `RED.E.ADD… [UR4]`, ptxas 12.6). A generic `atom.cas` copies
+/// the address into a register pair (`MOV R2, UR4; MOV R3, UR5; ATOM.E.CAS… [R2+0x4]`), and a
+/// shared atomic at a `%ctaid`-indexed address takes it from a register (`ATOMS.ADD R5, [R0]`).
+/// Constant and parameter loads are left as they are.
+pub(crate) fn takes_uniform_address(inst: &Inst, reg: Handle<Reg>) -> bool {
+    let space = inst.mods.space;
+    let kind_ok = match inst.opcode {
+        Opcode::Ld | Opcode::Ldu | Opcode::St => {
+            space.is_none_or(|s| matches!(s, StateSpace::Global | StateSpace::Local) || s.is_shared())
+        }
+        Opcode::Atom | Opcode::Red => {
+            space == Some(StateSpace::Global) && inst.mods.atom_op != Some(crate::ir::AtomOp::Cas)
+        }
+        _ => false,
+    };
+    let is_base = inst.operands.iter().any(|op| matches!(op, Operand::Address(a) if a.base == AddressBase::Reg(reg)));
+    kind_ok && is_base && !inst.uses().iter().any(|op| mentions(op, reg))
 }
 
 fn mentions(op: &Operand, reg: Handle<Reg>) -> bool {

@@ -13,7 +13,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::alloc_target::AllocTarget;
-use super::alloc_values::{is_copy, needs_register, Values, Web};
+use super::alloc_values::{is_copy, Values, Web};
 use super::cfg::Cfg;
 use super::def_use::DefUse;
 use super::live_solver::{solve, Boundary, Effects};
@@ -155,7 +155,7 @@ fn web_effects(body: &Body, du: &DefUse, values: &Values, sink_at: &[Vec<Web>], 
         }
         for &u in du.uses_at(ih) {
             let Some(w) = values.web_of_use(du, u).map(|w| w as usize) else { continue };
-            let needed = !values.remat[w] || needs_register(inst, du.uses()[u as usize].reg);
+            let needed = !values.remat[w] || values.use_needs_register(inst, du.uses()[u as usize].reg, w as Web);
             if needed && units[w] > 0 {
                 f(w..w + 1, false);
             }

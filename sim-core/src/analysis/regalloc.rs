@@ -113,6 +113,7 @@ impl Allocation {
         let Some(body) = &kernel.body else { return Allocation::default() };
         let mut values = Values::compute(kernel, du);
         if let Some(u) = uniformity.filter(|_| target.has_uniform_registers()) {
+            values.uniform_addresses = target.uniform_addresses();
             values.uniform = uniform_webs(body, du, &values, u);
             for (w, &ur) in values.uniform.iter().enumerate() {
                 values.remat[w] |= ur;
@@ -329,6 +330,46 @@ mod tests {
     }
 
     #[test]
+    fn turing_takes_uniform_addresses_from_uniform_registers() {
+        // Every address here is the same for the whole warp: the global element `p[%ctaid.x]`,
+        // the shared word `sh[%ctaid.x]` and the output `q + 4`. ptxas 12.6 on sm_75 forms them
+        // in uniform registers and addresses memory from there (`S2UR UR6, SR_CTAID.X;
+        // UIMAD.WIDE.U32 UR4, UR6, UR7, UR4; LDG.E.SYS R0, [UR4]; STS [UR4], R0; STG.E.SYS
+        // [UR6+0x4], R0`): the loaded value in R0 is the only regular register besides R1 → 2
+        // used, + 2 = 4, ptxas's count. On sm_80 the memory instructions' uniform operand holds
+        // the memory descriptor, so the addresses sit in registers (`S2R R0, SR_CTAID.X;
+        // IMAD.WIDE.U32 R2, R0, R3, c[0x0][0x160]; LDG.E R3, [R2.64]; STG.E [R4.64+0x4], R3;
+        // STS [R0], R3`): %r2 (ctaid) R0, %rd5 R2:R3, the value R3 once %rd5 dies, %rd6 R4:R5
+        // → 6 used, + 2 = 8, ptxas's count on sm_80.
+        let kernel = |sm: u32| {
+            format!(
+                ".version 7.0\n.target sm_{sm}\n.address_size 64\n\
+                 .visible .entry k(.param .u64 p, .param .u64 q)\n{{\n\
+                 .shared .align 4 .b8 sh[1024];\n\
+                 .reg .b32 %r<6>; .reg .b64 %rd<7>; .reg .f32 %f<2>;\n\
+                 ld.param.u64 %rd1, [p];\n\
+                 ld.param.u64 %rd2, [q];\n\
+                 cvta.to.global.u64 %rd3, %rd1;\n\
+                 mov.u32 %r2, %ctaid.x;\n\
+                 mul.wide.u32 %rd4, %r2, 4;\n\
+                 add.s64 %rd5, %rd3, %rd4;\n\
+                 ld.global.f32 %f1, [%rd5];\n\
+                 mov.u32 %r3, sh;\n\
+                 shl.b32 %r4, %r2, 2;\n\
+                 add.s32 %r5, %r3, %r4;\n\
+                 st.shared.f32 [%r5], %f1;\n\
+                 cvta.to.global.u64 %rd6, %rd2;\n\
+                 st.global.f32 [%rd6+4], %f1;\n\
+                 ret;\n}}\n"
+            )
+        };
+        let turing = crate::ptx::compile(&kernel(75)).unwrap_or_default();
+        assert_eq!(allocate_first(&turing, 75).registers(), 4);
+        let ampere = crate::ptx::compile(&kernel(80)).unwrap_or_default();
+        assert_eq!(allocate_first(&ampere, 80).registers(), 8);
+    }
+
+    #[test]
     fn turing_reports_two_more_without_the_volta_minimum() {
         // Same code as below: 2 registers on sm_52, 2 + 2 = 4 on sm_75 (ptxas 12.6), 8 on sm_80.
         let body = ".reg .b32 %r<3>;
@@ -495,9 +536,11 @@ mod tests {
         // Definitions by register: %r1, %r2 (load), %r2 (prmt), %rd1.
         assert_eq!(a.physical(1), Some(4..5));
         assert_eq!(a.registers(), 6);
-        // Without bank avoidance (sm_75: two banks, not modelled; it also reports two more) the
-        // same code counts R0, R2:R3, R4: 5 + 2.
-        assert_eq!(allocate(body, 75).registers(), 7);
+        // Without bank avoidance (sm_75: two banks, not modelled; it also reports two more, and
+        // takes the pointer from a uniform register) the same code counts R0 and R2: 3 + 2. ptxas
+        // reports 6 there, the second word in R3, the other bank from R0's (zluda's generic
+        // `prmt` kernel: `LD.E.SYS R0, [UR4]; LD.E.SYS R3, [UR4+0x4]; PRMT R0, R0, 0x7604, R3`).
+        assert_eq!(allocate(body, 75).registers(), 5);
     }
 
     #[test]

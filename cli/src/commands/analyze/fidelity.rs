@@ -441,7 +441,15 @@ keeps it (`ULDC.64 UR4, c[0x0][0x20]` with `[R1.U32+UR4]` in sm_75 code, `UIADD3
 R1` in the sm_80 code of the Kokkos `evaluate_coefficients` kernels): no kernel moves across ±15% at
 its own target; sm_75 224 → 226, sm_80 236 → 237, sm_86 and sm_89 238 → 239, sm_90 214 → 216,
 against the driver's JIT 209 → 212 (the dealii `HelmholtzOperator` kernels rise from 58 to 62, ptxas
-62–64). An estimate above
+62–64). On sm_75 alone, memory instructions take a warp-uniform address from a uniform register
+(`LDG.E.SYS R0, [UR4]`, `STS [UR6], R0`, `ATOMG… [UR4+0x8]`: a kernel whose global and shared
+accesses are all at `%ctaid`-indexed or parameter addresses takes 4 registers on sm_75, 8 on
+sm_80, where the memory instructions' uniform operand holds the memory descriptor), so a uniform
+or constant-bank address takes no register there (`AllocTarget::uniform_addresses`): sm_75 227
+instead of 226 (ZLUDA's one-instruction kernels 10 → 6, ptxas 6; 18 kernels move in and 17 out,
+these held higher by what ptxas does beyond the model: the local array of `sin`/`cos` promoted to
+registers, all eight loads of `setp_nan` in flight, generic `atom.cas` operands), no other
+target's estimate changing. An estimate above
 the target's maximum (255 registers per thread) is capped there, and the excess is reported as
 spill bytes (4 per register), as `ptxas -v` would show spill stores. Files without any `.entry`
 have no rows.

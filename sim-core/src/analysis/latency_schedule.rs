@@ -26,12 +26,15 @@
 //!   space; `.const` and kernel-parameter loads move freely; barriers, fences, calls and anything
 //!   not known to be free of side effects keep their place among every memory operation; a
 //!   block's terminator stays last.
-//! - Priority: a ready `setp` that frees registers (the last read of a value) first, as in
-//!   ptxas 12.6's sm_52 code of zluda's `setp_nan` (each `FSETP.NAN` issues as soon as its two
-//!   loads land, before the earlier compare's select and store), where it brings that kernel from
-//!   13 to 11 registers, ptxas's count, and moves no other corpus kernel (freeing registers first
-//!   for every pure instruction instead takes the sm_52 `matrixMul` kernels from 31 to 24, under
-//!   ptxas's 31–32, as it undoes their hoisted loads); then a ready load, or an instruction whose
+//! - Priority: before sm_70, a ready `setp` that frees registers (the last read of a value)
+//!   first, as in ptxas 12.6's sm_52 code of zluda's `setp_nan` (each `FSETP.NAN` issues as soon
+//!   as its two loads land, before the earlier compare's select and store), where it brings that
+//!   kernel from 13 to 11 registers, ptxas's count, and moves no other corpus kernel (freeing
+//!   registers first for every pure instruction instead takes the sm_52 `matrixMul` kernels from
+//!   31 to 24, under ptxas's 31–32, as it undoes their hoisted loads). From sm_70 on ptxas issues
+//!   all eight loads of `setp_nan` before its first `FSETP.NAN` (sm_75 code: `LD.E.SYS R0 … R9`
+//!   first), and reports 14 on sm_70 … sm_90, which the plain priority gives (12 with the
+//!   compare first); it moves no other corpus kernel on any target. Then a ready load, or an instruction whose
 //!   result a load of the block needs;
 //!   then an instruction whose result a store needs (its address or data; the stores keep their
 //!   order); otherwise PTX order. Within the first two classes the instruction farthest (in
@@ -158,7 +161,7 @@ pub fn schedule(kernel: &Function, live: &Liveness, target: AllocTarget) -> Opti
     let budget = full_occupancy_registers(target).saturating_sub(overhead) as usize;
     let mut orders: Vec<(Handle<Block>, Vec<Handle<Inst>>)> = Vec::new();
     for (b, block) in body.blocks.iter() {
-        let order = schedule_block(body, b, block, live, budget);
+        let order = schedule_block(body, b, block, live, budget, target.sm < 70);
         if order != block.insts {
             orders.push((b, order));
         }
@@ -266,6 +269,7 @@ fn schedule_block(
     block: &Block,
     live: &Liveness,
     budget: usize,
+    setp_first: bool,
 ) -> Vec<Handle<Inst>> {
     let pinned_last = block
         .insts
@@ -376,7 +380,8 @@ fn schedule_block(
             .enumerate()
             .filter(|&(_, &j)| fits(j))
             .max_by_key(|&(_, &j)| {
-                let kills = insts[j as usize].opcode == Opcode::Setp && delta(j, &remaining, &live_now) < 0;
+                let kills =
+                    setp_first && insts[j as usize].opcode == Opcode::Setp && delta(j, &remaining, &live_now) < 0;
                 (kills, urgency[j as usize], depth[j as usize], core::cmp::Reverse(j))
             })
             .or_else(|| ready.iter().enumerate().min_by_key(|&(_, &j)| (delta(j, &remaining, &live_now), j)))
@@ -501,6 +506,9 @@ mod tests {
             52,
         );
         assert!(position(&lines, "st.global.f32 [%rd1+16]") < position(&lines, "setp.lt.f32 %p1"), "{lines:?}");
+        // From sm_70 on the compare waits its turn, behind the sum that feeds the store.
+        let lines = issued(src, 80);
+        assert!(position(&lines, "add.f32 %f5") < position(&lines, "setp.lt.f32 %p1"), "{lines:?}");
     }
 
     #[test]

@@ -449,7 +449,10 @@ or constant-bank address takes no register there (`AllocTarget::uniform_addresse
 instead of 226 (ZLUDA's one-instruction kernels 10 → 6, ptxas 6; 18 kernels move in and 17 out,
 these held higher by what ptxas does beyond the model: the local array of `sin`/`cos` promoted to
 registers, all eight loads of `setp_nan` in flight, generic `atom.cas` operands), no other
-target's estimate changing. An estimate above
+target's estimate changing. The `setp`-first priority holds before sm_70 only: from sm_70 on ptxas
+issues all eight loads of `setp_nan` before its first compare and reports 14 (sm_70 … sm_90),
+which the estimate now gives (12 before; sm_75 11, ptxas 12, moving in: sm_75 228), no other
+kernel changing. An estimate above
 the target's maximum (255 registers per thread) is capped there, and the excess is reported as
 spill bytes (4 per register), as `ptxas -v` would show spill stores. Files without any `.entry`
 have no rows.

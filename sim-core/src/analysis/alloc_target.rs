@@ -23,29 +23,66 @@
 //! RZ, R3`: a new pair beside the old high half) and then uses `LD.E`/`ST.E`; ZLUDA's `prmt` test
 //! kernel takes 8 registers with generic accesses and 7 with `.global` ones.
 
-use crate::ir::{Address, AddressBase, Inst, Module, Opcode, Operand, Precision, Type};
+use crate::ir::{Address, AddressBase, Inst, Module, Opcode, Operand, Precision, TargetOption, Type};
 
 /// The GPU generation the estimate is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AllocTarget {
     /// The compute capability as written in `sm_XY` (52, 80, 90).
     pub sm: u32,
+    /// The module is compiled for debugging (`.target sm_XY, debug`): ptxas then translates each
+    /// PTX instruction on its own (see [`Self::debug`]).
+    pub debug: bool,
 }
 
 impl Default for AllocTarget {
     fn default() -> Self {
-        AllocTarget { sm: 52 }
+        AllocTarget::sm(52)
     }
 }
 
 impl AllocTarget {
+    /// Optimised code for `sm_XY` = `sm`.
+    pub const fn sm(sm: u32) -> AllocTarget {
+        AllocTarget { sm, debug: false }
+    }
+
     /// The target of a module's `.target sm_XY` (sm_52 if it cannot be read; targets older than
-    /// sm_50, which today's ptxas no longer accepts, are estimated as sm_52).
+    /// sm_50, which today's ptxas no longer accepts, are estimated as sm_52), debug code if the
+    /// module says `debug`.
     pub fn of_module(module: &Module) -> AllocTarget {
         let digits: alloc::string::String =
             module.target.arch.trim_start_matches("sm_").chars().take_while(char::is_ascii_digit).collect();
         let sm = digits.parse().unwrap_or(52);
-        AllocTarget { sm: if sm < 50 { 52 } else { sm } }
+        AllocTarget::sm(if sm < 50 { 52 } else { sm }).compiling(module)
+    }
+
+    /// This target for `module`'s code: debug code if its `.target` says `debug` (whatever GPU
+    /// the estimate is for, the compile mode is the module's).
+    pub fn compiling(self, module: &Module) -> AllocTarget {
+        AllocTarget { debug: self.debug || module.target.options.contains(&TargetOption::Debug), ..self }
+    }
+
+    /// Whether ptxas compiles without optimisation, as it does for a `debug` module (the code
+    /// `nvcc -G` generates). Read in ptxas 12.6's code of the corpus's three debug kernels
+    /// (sm_52, sm_80, sm_89): every parameter is loaded into registers at the kernel's start
+    /// (`LDC.64 R2, c[0x0][R2+0x160]`, then copied to its home `MOV R9, R2`), launch constants
+    /// are moved into a register before use (`MOV R5, c[0x0][0x0]`), instructions stay in PTX
+    /// order, no loop is unrolled, no uniform register holds a value, and from sm_80 on the
+    /// memory descriptor sits in a regular pair (`MOV R10, c[0x0][0x118]`, read by `R2UR UR4,
+    /// R10` before each access). Registers are still reused once a value is dead.
+    pub fn debug(self) -> bool {
+        self.debug
+    }
+
+    /// Registers a debug kernel keeps for the whole kernel besides its values: the memory
+    /// descriptor pair from sm_80 on (see [`Self::debug`]).
+    pub fn debug_reserved(self) -> u32 {
+        if self.debug && self.sm >= 80 {
+            2
+        } else {
+            0
+        }
     }
 
     /// Volta and later, Turing aside: integer multiply in one IMAD, two registers reported more.
@@ -92,6 +129,26 @@ impl AllocTarget {
     /// Not modelled from Volta on (two banks there, not read).
     pub fn avoids_bank_conflicts(self) -> bool {
         self.sm < 70
+    }
+
+    /// Whether ptxas issues a `setp` that reads a value for the last time as soon as its operands
+    /// are ready, ahead of other ready instructions: before sm_70 (sm_52 code of ZLUDA's
+    /// `setp_nan`: each `FSETP.NAN` right after its two loads; from sm_70 on all eight loads
+    /// issue before the first compare).
+    pub fn issues_compares_first(self) -> bool {
+        self.sm < 70
+    }
+
+    /// Whether ptxas copies a 64-bit store pointer that a one-block loop steps in place, storing
+    /// through the copy (before sm_70; see `ptxas_pointer_copy`).
+    pub fn copies_stepped_pointers(self) -> bool {
+        self.sm < 70
+    }
+
+    /// What the reported count adds to the registers an allocation uses: the reserved stack
+    /// pointer, and from sm_70 on the two more ptxas reports (see [`Self::reported_with_spill`]).
+    pub fn reported_overhead(self) -> u32 {
+        self.reserved_register() + if self.sm >= 70 { 2 } else { 0 }
     }
 
     /// The register reserved in every kernel (the stack pointer R1).

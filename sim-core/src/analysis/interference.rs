@@ -170,13 +170,16 @@ pub(crate) struct Groups {
     adj: Vec<Vec<u32>>,
     pub units: Vec<u32>,
     skip: Vec<bool>,
+    /// Whether a 64- or 128-bit value starts at a multiple of its size (optimised code); debug
+    /// code places it at any register (`AllocTarget::debug`).
+    pub aligned: bool,
 }
 
 impl Groups {
     pub fn new(adj: Vec<Vec<u32>>, units: Vec<u32>) -> Groups {
         let n = adj.len();
         let skip: Vec<bool> = units.iter().map(|&u| u == 0).collect();
-        Groups { n, parent: (0..n as u32).collect(), adj, units, skip }
+        Groups { n, parent: (0..n as u32).collect(), adj, units, skip, aligned: true }
     }
 
     fn find(&mut self, mut x: u32) -> u32 {
@@ -264,7 +267,7 @@ impl Groups {
             }
             self.adj[g as usize] = list;
             let size = self.units[g as usize].max(1);
-            let align = if size >= 2 {
+            let align = if size >= 2 && self.aligned {
                 if size == 4 {
                     4
                 } else {

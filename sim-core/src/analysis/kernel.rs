@@ -65,6 +65,10 @@ impl KernelAnalysis {
     /// Runs every analysis on `kernel`, estimating registers for `target`.
     pub fn compute_for(kernel: &Function, uniformity: UniformityOptions, target: AllocTarget) -> KernelAnalysis {
         let analysis = KernelAnalysis::in_ptx_order(kernel, uniformity, target);
+        if target.debug() {
+            // Debug code is issued in PTX order.
+            return analysis;
+        }
         // The count follows the order ptxas issues instructions in (small loops unrolled, loads
         // early, within the full-occupancy budget); the physical registers stay those of the PTX
         // order.
@@ -137,7 +141,7 @@ pub struct ModuleAnalysis {
 impl ModuleAnalysis {
     /// Analyses every function of `module` that has a body.
     pub fn compute(module: &Module, opts: &AnalysisOptions) -> ModuleAnalysis {
-        let target = opts.target.unwrap_or_else(|| AllocTarget::of_module(module));
+        let target = opts.target.map_or_else(|| AllocTarget::of_module(module), |t| t.compiling(module));
         let functions: Vec<Option<KernelAnalysis>> = module
             .functions
             .values()

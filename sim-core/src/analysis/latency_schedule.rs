@@ -157,11 +157,11 @@ pub(super) fn full_occupancy_registers(target: AllocTarget) -> u32 {
 pub fn schedule(kernel: &Function, live: &Liveness, target: AllocTarget) -> Option<Function> {
     let body = kernel.body.as_ref()?;
     // Units the allocation may use under the budget: the reported count less what ptxas adds.
-    let overhead = target.reserved_register() + if target.sm >= 70 { 2 } else { 0 };
+    let overhead = target.reported_overhead();
     let budget = full_occupancy_registers(target).saturating_sub(overhead) as usize;
     let mut orders: Vec<(Handle<Block>, Vec<Handle<Inst>>)> = Vec::new();
     for (b, block) in body.blocks.iter() {
-        let order = schedule_block(body, b, block, live, budget, target.sm < 70);
+        let order = schedule_block(body, b, block, live, budget, target.issues_compares_first());
         if order != block.insts {
             orders.push((b, order));
         }
@@ -442,7 +442,7 @@ mod tests {
         let m = kernel(body);
         let Some(f) = m.functions.values().next() else { return Vec::new() };
         let live = Liveness::compute(f, &Cfg::compute(f));
-        let scheduled = schedule(f, &live, AllocTarget { sm }).unwrap_or_else(|| f.clone());
+        let scheduled = schedule(f, &live, AllocTarget::sm(sm)).unwrap_or_else(|| f.clone());
         let mut module = m.clone();
         if let Some(slot) = module.functions.get_mut(Handle::from_index(0)) {
             *slot = scheduled;
@@ -547,7 +547,7 @@ mod tests {
         body.push_str("st.global.f32 [%rd1], %f80;\nret;");
         let m = kernel(&body);
         let Some((_, f)) = m.functions.iter().next() else { return };
-        let a = KernelAnalysis::compute_for(f, Default::default(), AllocTarget { sm: 52 });
+        let a = KernelAnalysis::compute_for(f, Default::default(), AllocTarget::sm(52));
         assert!(a.liveness.max_pressure() <= 5, "PTX order: {}", a.liveness.max_pressure());
         assert_eq!(a.allocation.registers(), 32, "hoisted up to the budget");
     }
@@ -575,7 +575,7 @@ mod tests {
         body.push_str("ret;");
         let m = kernel(&body);
         let Some((_, f)) = m.functions.iter().next() else { return };
-        let a = KernelAnalysis::compute_for(f, Default::default(), AllocTarget { sm: 52 });
+        let a = KernelAnalysis::compute_for(f, Default::default(), AllocTarget::sm(52));
         assert_eq!(a.allocation.ptx_order_registers(), 6);
         assert_eq!(a.allocation.registers(), 20);
     }

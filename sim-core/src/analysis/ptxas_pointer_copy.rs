@@ -38,7 +38,7 @@ use crate::ir::{Address, AddressBase, Block, Body, Function, Handle, Inst, Opcod
 /// `kernel` with its stepped store pointers copied (module docs), or `None` when the target is
 /// Volta or later or no loop has one.
 pub fn copy_stepped_pointers(kernel: &Function, target: AllocTarget) -> Option<Function> {
-    if target.sm >= 70 {
+    if !target.copies_stepped_pointers() {
         return None;
     }
     let body = kernel.body.as_ref()?;
@@ -190,7 +190,7 @@ mod tests {
     fn copied(src: &str, sm: u32) -> Option<String> {
         let m = kernel(src);
         let f = m.functions.values().next()?;
-        let out = copy_stepped_pointers(f, AllocTarget { sm })?;
+        let out = copy_stepped_pointers(f, AllocTarget::sm(sm))?;
         let mut module = m.clone();
         if let Some(slot) = module.functions.get_mut(Handle::from_index(0)) {
             *slot = out;

@@ -112,7 +112,12 @@ impl Allocation {
     ) -> Allocation {
         let Some(body) = &kernel.body else { return Allocation::default() };
         let mut values = Values::compute(kernel, du);
-        if let Some(u) = uniformity.filter(|_| target.has_uniform_registers()) {
+        if target.debug() {
+            // Debug code keeps every value in a register from its definition on, parameters
+            // and constants included (see AllocTarget::debug).
+            values.remat.iter_mut().for_each(|r| *r = false);
+        }
+        if let Some(u) = uniformity.filter(|_| target.has_uniform_registers() && !target.debug()) {
             values.uniform_addresses = target.uniform_addresses();
             values.uniform = uniform_webs(body, du, &values, u);
             for (w, &ur) in values.uniform.iter().enumerate() {
@@ -122,13 +127,15 @@ impl Allocation {
         let sinks = values.sink_points(body, cfg, dom, loops, du, hoist && target.hoists_constants());
         let graph = Graph::build(body, cfg, du, &values, &sinks, target);
         let mut groups = Groups::new(graph.adj.clone(), graph.units.clone());
+        groups.aligned = !target.debug();
         groups.coalesce(&values, loops, cfg);
         let order = colour_order(cfg, dom, du, &values, &groups, &sinks, &graph.scratch);
         // Register banks refine the count only, like the two switches (see compute_uniform).
-        let banks = (hoist && target.avoids_bank_conflicts()).then_some(graph.co_read.as_slice());
+        let banks = (hoist && target.avoids_bank_conflicts() && !target.debug()).then_some(graph.co_read.as_slice());
         let start = groups.colour(&order, target.reserved_register(), banks);
         let units: Vec<u32> = (0..groups.n).map(|w| groups.units[w]).collect();
-        let used = (0..groups.n).filter_map(|w| start[w].map(|s| s + units[w])).max().unwrap_or(0);
+        let used =
+            (0..groups.n).filter_map(|w| start[w].map(|s| s + units[w])).max().unwrap_or(0) + target.debug_reserved();
         let trivial = body.insts.values().all(|i| i.opcode.is_terminator());
         let (registers, spill_bytes) = target.reported_with_spill(used, trivial);
         let predicates = body.insts.handles().map(|ih| live.pred_live_in(ih).count() as u32).max().unwrap_or(0);
@@ -270,7 +277,7 @@ mod tests {
         let du = DefUse::compute(f, &cfg);
         let live = Liveness::compute(f, &cfg);
         let uni = Uniformity::compute(f, &cfg, &pdom, &du, Default::default());
-        Allocation::compute_uniform(f, &cfg, &dom, &loops, &du, &live, Some(&uni), AllocTarget { sm })
+        Allocation::compute_uniform(f, &cfg, &dom, &loops, &du, &live, Some(&uni), AllocTarget::sm(sm))
     }
 
     #[test]
@@ -511,7 +518,7 @@ mod tests {
             let loops = Loops::compute(&cfg, &dom);
             let du = DefUse::compute(f, &cfg);
             let live = Liveness::compute(f, &cfg);
-            Allocation::compute(f, &cfg, &dom, &loops, &du, &live, AllocTarget { sm }).registers()
+            Allocation::compute(f, &cfg, &dom, &loops, &du, &live, AllocTarget::sm(sm)).registers()
         };
         assert_eq!((count(".global", 52), count("", 52)), (6, 7));
         // sm_80 loads generic addresses as they are (`LD.E`): the space changes nothing.
@@ -557,5 +564,55 @@ mod tests {
         assert_eq!(allocate("ret;", 52).registers(), 2);
         assert_eq!(allocate("ret;", 80).registers(), 4);
         assert_eq!(allocate("ret;", 75).registers(), 4);
+    }
+
+    #[test]
+    fn debug_code_keeps_parameters_in_registers_unaligned_and_in_ptx_order() {
+        // `nvcc -G` code: each thread adds two floats through three pointer parameters. ptxas
+        // 12.6 reports 11 registers for it on sm_52 and 15 on sm_80 (this is the corpus's
+        // `vectorAdd_kernel64`, whose sm_52 code loads all four parameters into R0 … R10 first).
+        let src = |target: &str| {
+            format!(
+                ".version 7.0\n.target {target}\n.address_size 64\n\
+                 .visible .entry add(.param .u64 a, .param .u64 b, .param .u64 c, .param .u32 n)\n{{\n\
+                 .reg .pred %p<3>; .reg .f32 %f<4>; .reg .b32 %r<7>; .reg .b64 %rd<13>;\n\
+                 ld.param.u64 %rd1, [a]; ld.param.u64 %rd2, [b]; ld.param.u64 %rd3, [c];\n\
+                 ld.param.u32 %r2, [n];\n\
+                 mov.u32 %r3, %ntid.x; mov.u32 %r4, %ctaid.x; mul.lo.s32 %r5, %r3, %r4;\n\
+                 mov.u32 %r6, %tid.x; add.s32 %r1, %r5, %r6;\n\
+                 setp.lt.s32 %p1, %r1, %r2; not.pred %p2, %p1; @%p2 bra DONE;\n\
+                 cvt.s64.s32 %rd4, %r1; shl.b64 %rd5, %rd4, 2; add.s64 %rd6, %rd1, %rd5;\n\
+                 ld.f32 %f1, [%rd6];\n\
+                 cvt.s64.s32 %rd7, %r1; shl.b64 %rd8, %rd7, 2; add.s64 %rd9, %rd2, %rd8;\n\
+                 ld.f32 %f2, [%rd9];\n\
+                 add.f32 %f3, %f1, %f2;\n\
+                 cvt.s64.s32 %rd10, %r1; shl.b64 %rd11, %rd10, 2; add.s64 %rd12, %rd3, %rd11;\n\
+                 st.f32 [%rd12], %f3;\n\
+                 DONE: ret;\n}}\n"
+            )
+        };
+        let count = |target: &str, sm: u32| {
+            let m = crate::ptx::compile(&src(target)).unwrap_or_default();
+            let opts = crate::analysis::AnalysisOptions { target: Some(AllocTarget::sm(sm)), ..Default::default() };
+            crate::analysis::ModuleAnalysis::compute(&m, &opts).registers_per_thread(Handle::from_index(0))
+        };
+        // Debug, sm_52: all four parameters are live from the start, the three pointers in
+        // R2:R3, R4:R5, R6:R7 (n in R0, R1 reserved); %ntid.x sits in a register (no
+        // constant-bank operand) in R8 and %ctaid.x in R9 at `mul.lo` (the XMAD sequence's
+        // scratch register in R10), %r1 ends in R9 (R8 still held %r5 when it was placed); at
+        // the first `cvt.s64.s32` the sign-extended pair keeps %r1 as its low half (R9:R10, as
+        // ptxas's `SHF.R.S32.HI` writes only the high half) beside the pointers: R0 … R10, 11
+        // registers = ptxas.
+        assert_eq!(count("sm_52, debug", 52), 11);
+        // Debug, sm_80: the same placement without the multiply scratch (IMAD), 11; the memory
+        // descriptor pair (R10:R11 in ptxas's code) for the whole kernel and two more reported:
+        // 11 + 2 + 2 = 15 = ptxas.
+        assert_eq!(count("sm_80, debug", 80), 15);
+        // The GPU chosen for the estimate does not change the compile mode: the sm_80 module
+        // estimated for sm_52 is still debug code.
+        assert_eq!(count("sm_80, debug", 52), 11);
+        // Optimised, the parameters are constant-bank operands until an address needs them,
+        // %ntid.x is one too, pairs are aligned and the loads issue early: 7.
+        assert_eq!(count("sm_52", 52), 7);
     }
 }

@@ -467,7 +467,7 @@ pub(crate) fn alloc_target(gpu: &GpuConfig) -> AllocTarget {
         ResidencyLimits::Nvidia(sm) => {
             let cc = sm.compute_capability;
             let v = u32::from(cc.major) * 10 + u32::from(cc.minor);
-            AllocTarget { sm: if v < 50 { 52 } else { v } }
+            AllocTarget::sm(if v < 50 { 52 } else { v })
         }
         ResidencyLimits::Gcn3(_) => AllocTarget::default(),
     }

@@ -175,8 +175,8 @@ pub fn cheap_to_analyse(analysis: &Analysis, selected: Option<&str>) -> bool {
 /// if given, else the module's `.target`.
 fn alloc_target(module: &Module, gpu_sm: Option<u32>) -> AllocTarget {
     match gpu_sm {
-        Some(sm) if sm >= 50 => AllocTarget { sm },
-        Some(_) => AllocTarget { sm: 52 },
+        Some(sm) if sm >= 50 => AllocTarget::sm(sm),
+        Some(_) => AllocTarget::sm(52),
         None => AllocTarget::of_module(module),
     }
 }

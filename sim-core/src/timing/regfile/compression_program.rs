@@ -101,7 +101,7 @@ pub fn launch_seeds(setup: &LaunchSetup) -> Option<RangeSeeds> {
 /// The compression of every function of `module` with `slice_bits`-bit slices.
 pub fn plan(module: &Module, analysis: &ModuleAnalysis, inputs: &AssignInputs, slice_bits: u32) -> Vec<FunctionPlan> {
     let seeds = inputs.seeds.clone().unwrap_or_else(RangeSeeds::architectural);
-    let target = inputs.target.unwrap_or_else(|| AllocTarget::of_module(module));
+    let target = inputs.target.map_or_else(|| AllocTarget::of_module(module), |t| t.compiling(module));
     let mut out = Vec::new();
     for (h, f) in module.functions.iter() {
         let Some(a) = analysis.get(h) else { continue };

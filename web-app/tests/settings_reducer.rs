@@ -225,3 +225,27 @@ fn the_schemes_analyses_mark_the_listing() {
     let narrow = k.lines.values().flat_map(|f| &f.defs).find(|d| d.bits < d.declared_bits);
     assert!(narrow.is_some_and(|d| d.declared_bits == 32 || d.declared_bits == 64), "{narrow:?}");
 }
+
+#[wasm_bindgen_test(unsupported = test)]
+fn a_debug_module_is_estimated_as_unoptimised_code_on_any_gpu() {
+    // `nvcc -G` code (`.target …, debug`) for an sm_80 module, estimated for a Fermi preset
+    // (sm_52): the compile mode stays the module's. Debug code keeps the pointer parameter in
+    // registers from the start, so at `mul.wide` %rd1 (2), %r1 and %rd2 (2) are live with R1
+    // reserved: 6. Optimised, %rd1 is a constant-bank operand of the address's add, so only %r1
+    // and the address pair (2) with R1: 4.
+    let debug = ".version 7.0\n.target sm_80, debug\n.address_size 64\n\
+        .visible .entry k(.param .u64 p)\n{\n.reg .b32 %r<2>; .reg .b64 %rd<4>;\n\
+        ld.param.u64 %rd1, [p];\n\
+        mov.u32 %r1, %tid.x;\n\
+        mul.wide.u32 %rd2, %r1, 4;\n\
+        add.s64 %rd3, %rd1, %rd2;\n\
+        st.global.u32 [%rd3], %r1;\n\
+        ret;\n}\n";
+    let state = reduce(&example("imgvf"), Action::SelectGpu("fermi-gtx480".into()));
+    let state = reduce(&state, Action::Edit(AttrValue::from(debug)));
+    let estimate = state.kernel.registers;
+    assert_eq!(estimate.map(|r| (r.target_sm, r.debug, r.allocated)), Some((52, true, 6)), "{estimate:?}");
+    let state = reduce(&state, Action::Edit(AttrValue::from(debug.replace(", debug", ""))));
+    let estimate = state.kernel.registers;
+    assert_eq!(estimate.map(|r| (r.target_sm, r.debug, r.allocated)), Some((52, false, 4)), "{estimate:?}");
+}

@@ -148,11 +148,13 @@ pub fn run(args: &Args) -> ExitCode {
     let text = if args.json {
         serde_json::to_string(&out).unwrap_or_default() + "\n"
     } else {
+        let debug = sim_core::analysis::AllocTarget::of_module(&module).debug();
+        let mode = if debug { ", debug code: unoptimised" } else { "" };
         out.kernels
             .iter()
             .map(|k| {
                 format!(
-                    "{} {}: {} registers per thread (ours), max live {} units, {} predicates, {} instructions\n",
+                    "{} {}: {} registers per thread (ours{mode}), max live {} units, {} predicates, {} instructions\n",
                     if k.entry { ".entry" } else { ".func" },
                     k.name,
                     k.registers_per_thread,

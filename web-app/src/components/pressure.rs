@@ -57,9 +57,10 @@ fn analysed(view: &KernelView, stale: bool, on_reveal: &Callback<u32>) -> Html {
             Some(true) => ", callees included",
             Some(false) => ", callees not included (module too large)",
         };
+        let mode = if r.debug { " (debug code, unoptimised as with nvcc -G)" } else { "" };
         html! {
             <div><dt>{ "Allocation estimate" }</dt><dd id="register-estimate">{ r.allocated }</dd>
-            <dd class="sub">{ format!("registers per thread for sm_{}{calls}; {} predicate{} live at most", r.target_sm, r.predicates, if r.predicates == 1 { "" } else { "s" }) }</dd></div>
+            <dd class="sub">{ format!("registers per thread for sm_{}{mode}{calls}; {} predicate{} live at most", r.target_sm, r.predicates, if r.predicates == 1 { "" } else { "s" }) }</dd></div>
         }
     });
     html! {

@@ -94,6 +94,9 @@ pub struct RegisterEstimate {
     pub predicates: u32,
     /// The `sm_XY` the estimate is for.
     pub target_sm: u32,
+    /// The module is debug code (`.target …, debug`), estimated as ptxas's unoptimised code.
+    #[serde(default)]
+    pub debug: bool,
     /// `None` if the kernel calls no function; else whether the callees' registers are included
     /// (not for modules over [`MODULE_ANALYSIS_LIMIT`] instructions).
     pub callees_included: Option<bool>,
@@ -175,8 +178,8 @@ pub fn cheap_to_analyse(analysis: &Analysis, selected: Option<&str>) -> bool {
 /// if given, else the module's `.target`.
 fn alloc_target(module: &Module, gpu_sm: Option<u32>) -> AllocTarget {
     match gpu_sm {
-        Some(sm) if sm >= 50 => AllocTarget::sm(sm),
-        Some(_) => AllocTarget::sm(52),
+        Some(sm) if sm >= 50 => AllocTarget::sm(sm).compiling(module),
+        Some(_) => AllocTarget::sm(52).compiling(module),
         None => AllocTarget::of_module(module),
     }
 }
@@ -242,6 +245,7 @@ fn analysed(
         max_live,
         predicates: analysis.allocation.predicates(),
         target_sm: target.sm,
+        debug: target.debug(),
         callees_included: calls.then_some(whole_module),
     };
     KernelView {

@@ -102,9 +102,10 @@ impl AllocTarget {
         true
     }
 
-    /// Turing and later have uniform registers, which `ptxas -v` does not count.
+    /// Turing and later have uniform registers, which `ptxas -v` does not count (debug code
+    /// does not use them).
     pub fn has_uniform_registers(self) -> bool {
-        self.sm >= 75
+        self.sm >= 75 && !self.debug
     }
 
     /// Whether memory instructions read their address from a uniform register (`[UR4+0x8]`), so
@@ -128,7 +129,13 @@ impl AllocTarget {
     /// add keeps `%nctaid.x` in R9 with R8 free, beside R0 in `XMAD R0, R9, c[0x0][0x8], R0`.
     /// Not modelled from Volta on (two banks there, not read).
     pub fn avoids_bank_conflicts(self) -> bool {
-        self.sm < 70
+        self.sm < 70 && !self.debug
+    }
+
+    /// Whether a 64- or 128-bit value starts at a multiple of its size (optimised code; debug
+    /// code places it at any register, see [`Self::debug`]).
+    pub fn aligns_wide_values(self) -> bool {
+        !self.debug
     }
 
     /// Whether ptxas issues a `setp` that reads a value for the last time as soon as its operands

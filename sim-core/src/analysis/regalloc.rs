@@ -117,7 +117,7 @@ impl Allocation {
             // and constants included (see AllocTarget::debug).
             values.remat.iter_mut().for_each(|r| *r = false);
         }
-        if let Some(u) = uniformity.filter(|_| target.has_uniform_registers() && !target.debug()) {
+        if let Some(u) = uniformity.filter(|_| target.has_uniform_registers()) {
             values.uniform_addresses = target.uniform_addresses();
             values.uniform = uniform_webs(body, du, &values, u);
             for (w, &ur) in values.uniform.iter().enumerate() {
@@ -127,11 +127,11 @@ impl Allocation {
         let sinks = values.sink_points(body, cfg, dom, loops, du, hoist && target.hoists_constants());
         let graph = Graph::build(body, cfg, du, &values, &sinks, target);
         let mut groups = Groups::new(graph.adj.clone(), graph.units.clone());
-        groups.aligned = !target.debug();
+        groups.aligned = target.aligns_wide_values();
         groups.coalesce(&values, loops, cfg);
         let order = colour_order(cfg, dom, du, &values, &groups, &sinks, &graph.scratch);
         // Register banks refine the count only, like the two switches (see compute_uniform).
-        let banks = (hoist && target.avoids_bank_conflicts() && !target.debug()).then_some(graph.co_read.as_slice());
+        let banks = (hoist && target.avoids_bank_conflicts()).then_some(graph.co_read.as_slice());
         let start = groups.colour(&order, target.reserved_register(), banks);
         let units: Vec<u32> = (0..groups.n).map(|w| groups.units[w]).collect();
         let used =

@@ -17,6 +17,7 @@ use super::latency_schedule;
 use super::liveness::Liveness;
 use super::loops::Loops;
 use super::ptxas_compare_hoist;
+use super::ptxas_dead_code;
 use super::ptxas_pointer_copy;
 use super::ptxas_unroll;
 use super::regalloc::Allocation;
@@ -73,7 +74,10 @@ impl KernelAnalysis {
         // early, within the full-occupancy budget); the physical registers stay those of the PTX
         // order.
         // Before Volta, stepped store pointers are copied first (`ptxas_pointer_copy`).
-        let copied = ptxas_pointer_copy::copy_stepped_pointers(kernel, target);
+        // Computations nothing reads are gone first (`ptxas_dead_code`).
+        let live_code = ptxas_dead_code::without_dead_code(kernel);
+        let pointers = ptxas_pointer_copy::copy_stepped_pointers(live_code.as_ref().unwrap_or(kernel), target);
+        let copied = pointers.or(live_code);
         let copied = ptxas_compare_hoist::hoist_compares(copied.as_ref().unwrap_or(kernel)).or(copied);
         let reshaped = ptxas_unroll::unroll(copied.as_ref().unwrap_or(kernel)).or(copied);
         let issued = match reshaped {

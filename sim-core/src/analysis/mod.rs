@@ -54,6 +54,7 @@ mod live_solver;
 pub mod liveness;
 pub mod loops;
 pub mod ptxas_compare_hoist;
+pub mod ptxas_dead_code;
 pub mod ptxas_pointer_copy;
 pub mod ptxas_unroll;
 pub mod range_seeds;

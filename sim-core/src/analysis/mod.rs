@@ -111,4 +111,20 @@ pub(crate) mod test_util {
             }
         }
     }
+
+    /// The text of the one-kernel module of `body` ([`kernel`]) with its kernel replaced by what
+    /// `pass` makes of it; `None` when the pass leaves it as it is.
+    pub fn passed(
+        body: &str,
+        pass: impl Fn(&crate::ir::Function) -> Option<crate::ir::Function>,
+    ) -> Option<alloc::string::String> {
+        use alloc::string::ToString;
+        let mut module = kernel(body);
+        let h = crate::ir::Handle::from_index(0);
+        let out = pass(module.functions.get(h)?)?;
+        if let Some(slot) = module.functions.get_mut(h) {
+            *slot = out;
+        }
+        Some(module.to_string())
+    }
 }

@@ -173,8 +173,8 @@ fn immediate_of(def: &Inst) -> Option<Operand> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::test_util::kernel;
-    use alloc::string::{String, ToString};
+    use crate::analysis::test_util::passed;
+    use alloc::string::String;
 
     /// `reduce6`'s shape (module docs): `%r1` read before a loop and by a compare after it;
     /// `loop_extra` is placed in the loop, `after_extra` after the compare.
@@ -207,14 +207,7 @@ mod tests {
     }
 
     fn hoisted(src: &str) -> Option<String> {
-        let m = kernel(src);
-        let f = m.functions.values().next()?;
-        let out = hoist_compares(f)?;
-        let mut module = m.clone();
-        if let Some(slot) = module.functions.get_mut(Handle::from_index(0)) {
-            *slot = out;
-        }
-        Some(module.to_string())
+        passed(src, hoist_compares)
     }
 
     #[test]

@@ -94,67 +94,7 @@ fn has_effect(inst: &Inst) -> bool {
 /// Whether `inst` only computes registers from registers, so that it can go when nothing reads
 /// what it writes.
 fn removable(inst: &Inst) -> bool {
-    use Opcode::*;
-    let pure = matches!(
-        inst.opcode,
-        Add | Sub
-            | Mul
-            | Mad
-            | Mul24
-            | Mad24
-            | Sad
-            | Div
-            | Rem
-            | Abs
-            | Neg
-            | Min
-            | Max
-            | Popc
-            | Clz
-            | Bfind
-            | Fns
-            | Brev
-            | Bfe
-            | Bfi
-            | Bmsk
-            | Szext
-            | Dp4a
-            | Dp2a
-            | Addc
-            | Subc
-            | Madc
-            | Testp
-            | Copysign
-            | Fma
-            | Rcp
-            | Sqrt
-            | Rsqrt
-            | Sin
-            | Cos
-            | Lg2
-            | Ex2
-            | Tanh
-            | Set
-            | Setp
-            | Selp
-            | Slct
-            | And
-            | Or
-            | Xor
-            | Not
-            | Cnot
-            | Lop3
-            | Shf
-            | Shl
-            | Shr
-            | Prmt
-            | Mov
-            | Cvt
-            | CvtPack
-            | Cvta
-            | Isspacep
-    );
-    pure && !inst.mods.cc
+    inst.opcode.computes_registers_only() && !inst.mods.cc
 }
 
 #[cfg(test)]
@@ -162,19 +102,11 @@ mod tests {
     use super::*;
     use crate::analysis::alloc_target::AllocTarget;
     use crate::analysis::kernel::KernelAnalysis;
-    use crate::analysis::test_util::kernel;
-    use crate::ir::Handle;
-    use alloc::string::{String, ToString};
+    use crate::analysis::test_util::passed;
+    use alloc::string::String;
 
     fn cleaned(src: &str) -> Option<String> {
-        let m = kernel(src);
-        let f = m.functions.values().next()?;
-        let out = without_dead_code(f)?;
-        let mut module = m.clone();
-        if let Some(slot) = module.functions.get_mut(Handle::from_index(0)) {
-            *slot = out;
-        }
-        Some(module.to_string())
+        passed(src, without_dead_code)
     }
 
     #[test]

@@ -410,6 +410,73 @@ impl Opcode {
         matches!(self, Vadd | Vsub | Vabsdiff | Vmin | Vmax | Vshl | Vshr | Vmad | Vset)
     }
 
+    /// True for instructions that only compute registers from registers and immediates:
+    /// arithmetic, logic, comparison, selection, `mov` and conversions; no memory access,
+    /// control, texture or warp-level exchange. (The `.cc` carry flag is a modifier: callers
+    /// that care check `Modifiers::cc`.)
+    pub fn computes_registers_only(self) -> bool {
+        use Opcode::*;
+        matches!(
+            self,
+            Add | Sub
+                | Mul
+                | Mad
+                | Mul24
+                | Mad24
+                | Sad
+                | Div
+                | Rem
+                | Abs
+                | Neg
+                | Min
+                | Max
+                | Popc
+                | Clz
+                | Bfind
+                | Fns
+                | Brev
+                | Bfe
+                | Bfi
+                | Bmsk
+                | Szext
+                | Dp4a
+                | Dp2a
+                | Addc
+                | Subc
+                | Madc
+                | Testp
+                | Copysign
+                | Fma
+                | Rcp
+                | Sqrt
+                | Rsqrt
+                | Sin
+                | Cos
+                | Lg2
+                | Ex2
+                | Tanh
+                | Set
+                | Setp
+                | Selp
+                | Slct
+                | And
+                | Or
+                | Xor
+                | Not
+                | Cnot
+                | Lop3
+                | Shf
+                | Shl
+                | Shr
+                | Prmt
+                | Mov
+                | Cvt
+                | CvtPack
+                | Cvta
+                | Isspacep
+        )
+    }
+
     /// True for instructions that end a basic block: the next instruction is not (or not only)
     /// reached by falling through.
     pub fn is_terminator(self) -> bool {

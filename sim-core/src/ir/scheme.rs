@@ -32,56 +32,10 @@ use crate::diagnostic::{Diagnostic, Span};
 /// ALU instruction of the operand collector; no memory, control, carry-chain or warp-level op).
 pub fn accepts_memory_operand(inst: &Inst) -> bool {
     use Opcode::*;
-    let arithmetic = matches!(
-        inst.opcode,
-        Add | Sub
-            | Mul
-            | Mad
-            | Mul24
-            | Mad24
-            | Sad
-            | Div
-            | Rem
-            | Abs
-            | Neg
-            | Min
-            | Max
-            | Popc
-            | Clz
-            | Bfind
-            | Brev
-            | Bfe
-            | Bfi
-            | Fma
-            | Rcp
-            | Sqrt
-            | Rsqrt
-            | Sin
-            | Cos
-            | Lg2
-            | Ex2
-            | Tanh
-            | Copysign
-            | And
-            | Or
-            | Xor
-            | Not
-            | Cnot
-            | Shl
-            | Shr
-            | Setp
-            | Set
-            | Selp
-            | Slct
-            | Cvt
-            | Testp
-            | Prmt
-            | Shf
-            | Lop3
-            | Dp4a
-            | Dp2a
-    );
-    arithmetic && !inst.mods.cc
+    // Register computations but the carry chain, the rarer bit-field and search instructions,
+    // moves (a `mov` from memory is a load) and address-space operations.
+    let excluded = matches!(inst.opcode, Fns | Bmsk | Szext | Addc | Subc | Madc | Mov | CvtPack | Cvta | Isspacep);
+    inst.opcode.computes_registers_only() && !excluded && !inst.mods.cc
 }
 
 /// The composite-instruction classes of Gilani et al., Table 1, with the FMA resources each uses.

@@ -73,8 +73,8 @@ impl KernelAnalysis {
         // The count follows the order ptxas issues instructions in (small loops unrolled, loads
         // early, within the full-occupancy budget); the physical registers stay those of the PTX
         // order.
-        // Before Volta, stepped store pointers are copied first (`ptxas_pointer_copy`).
-        // Computations nothing reads are gone first (`ptxas_dead_code`).
+        // Computations nothing reads are gone first (`ptxas_dead_code`); then, before Volta,
+        // stepped store pointers are copied (`ptxas_pointer_copy`).
         let live_code = ptxas_dead_code::without_dead_code(kernel);
         let pointers = ptxas_pointer_copy::copy_stepped_pointers(live_code.as_ref().unwrap_or(kernel), target);
         let copied = pointers.or(live_code);

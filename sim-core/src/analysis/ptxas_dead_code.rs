@@ -53,7 +53,9 @@ pub fn without_dead_code(kernel: &Function) -> Option<Function> {
     let mut work = Vec::new();
     for (h, inst) in body.insts.iter() {
         if !removable(inst) || du.defs_at(h).is_empty() {
-            keep[h.index()] = true;
+            if let Some(k) = keep.get_mut(h.index()) {
+                *k = true;
+            }
             work.push(h);
         }
     }

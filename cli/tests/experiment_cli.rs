@@ -64,4 +64,21 @@ fn a_bad_experiment_file_says_why() {
     let (code, _, err) = run(&["--experiment", &foreign]);
     assert_eq!(code, 2);
     assert!(err.contains("not a RegLab experiment"), "{err}");
+    // A kernel text that does not compile: its errors with lines and columns counted from the
+    // kernel's first line (the undeclared `%r1` on line 4, column 9), whether the launch is the
+    // file's or derived from the kernel.
+    let kernel = ".version 7.0\n.target sm_70\n.visible .entry k() {\nmov.u32 %r1, 1;\nret;\n}\n";
+    let launch = r#"{"block":[32,1,1],"params":[],"launches":[{"kernel":"k","grid":[1,1,1],"args":[]}]}"#;
+    for with_launch in [false, true] {
+        let launch = if with_launch { format!(r#","launch":{launch}"#) } else { String::new() };
+        let doc = format!(
+            r#"{{"reglab":1,"source":{},"gpu":{{"preset":"fermi-gtx480"}}{launch}}}"#,
+            serde_json::Value::from(kernel)
+        );
+        let broken = write("broken.reglab.json", &doc);
+        let (code, _, err) = run(&["--experiment", &broken]);
+        assert!(code == 1 || code == 2, "{code}: {err}");
+        assert!(err.contains("kernel:4:9: error: register '%r1' is not declared"), "{err}");
+        assert!(err.contains("does not compile (1 error)"), "{err}");
+    }
 }

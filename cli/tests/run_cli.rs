@@ -184,3 +184,57 @@ fn single_use_attribution_is_printed_for_the_baseline() {
     assert_eq!(code, 0, "{err}");
     assert!(json["reports"][0]["register_file"]["scheme"].get("counters").is_none(), "{}", json["reports"][0]);
 }
+
+/// `run` and `sweep` show a text that does not compile as `parse` and `exec` do: every error with
+/// its file, line and column, the source line and the hint, then how many errors; `run --json`
+/// also gives them as objects on stdout. The saxpy example without its `.reg .f32` declaration:
+/// each use of `%f1` … `%f4` is an error, the first where `%f1` is loaded from its parameter.
+#[test]
+fn a_kernel_that_does_not_compile_is_shown_with_each_error_line_and_column() {
+    let text = std::fs::read_to_string(format!("{ROOT}/static/examples/saxpy.ptx")).unwrap_or_default();
+    let broken: Vec<&str> = text.lines().filter(|l| !l.contains(".reg .f32")).collect();
+    assert_eq!(broken.len() + 1, text.lines().count(), "one declaration removed");
+    // Where `%f1` is first used (1-based line and column).
+    let (line, column) = broken
+        .iter()
+        .enumerate()
+        .find_map(|(i, l)| l.find("%f1").map(|c| (i + 1, l[..c].chars().count() + 1)))
+        .unwrap_or((0, 0));
+    assert!(line > 0);
+    let dir = std::path::Path::new(ROOT).join("target").join("tmp");
+    let _ = std::fs::create_dir_all(&dir);
+    let path = dir.join(format!("run_cli_undeclared_{}.ptx", std::process::id()));
+    assert!(std::fs::write(&path, broken.join("\n")).is_ok());
+    let file = path.display().to_string();
+    let launch = ["--launch", "static/examples/saxpy.launch.json", "--gpu", "fermi-gtx480"];
+
+    let (code, _, err) = run(&[&[file.as_str()][..], &launch[..]].concat());
+    assert_eq!(code, 1, "{err}");
+    let first = format!("{file}:{line}:{column}: error: register '%f1' is not declared");
+    assert!(err.starts_with(&first), "{err}");
+    assert!(err.contains("= hint: declare it with .reg"), "{err}");
+    let errors = err.lines().filter(|l| l.contains(": error: register '%f")).count();
+    assert!(errors >= 4, "{err}");
+    assert!(err.ends_with(&format!("does not compile ({errors} errors)\n")), "{err}");
+
+    let (code, json, err) = run(&[&[file.as_str(), "--json"][..], &launch[..]].concat());
+    assert_eq!(code, 1, "{err}");
+    let listed = json["error"]["diagnostics"].as_array().cloned().unwrap_or_default();
+    assert_eq!(listed.len(), errors, "{json}");
+    assert_eq!((listed[0]["line"].as_u64(), listed[0]["column"].as_u64()), (Some(line as u64), Some(column as u64)));
+    assert_eq!(json["error"]["kind"], "compile_error");
+    assert_eq!(json["message"], "register '%f1' is not declared");
+
+    let sweep = ["sweep", &file, "--scheme", "rfc-ob", "--param", "rfc_entries", "--values", "2,4"];
+    let rewrite = ["rewrite", &file, "--scheme", "demo"];
+    for args in [&[&sweep[..], &launch[..]].concat()[..], &rewrite[..]] {
+        let out = Command::new(env!("CARGO_BIN_EXE_reglab")).args(args).current_dir(ROOT).output();
+        assert!(out.is_ok(), "cannot run reglab {}", args[0]);
+        let Ok(out) = out else { return };
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(err.starts_with(&first), "{}: {err}", args[0]);
+        assert!(err.ends_with(&format!("does not compile ({errors} errors)\n")), "{}: {err}", args[0]);
+    }
+    let _ = std::fs::remove_file(&path);
+}

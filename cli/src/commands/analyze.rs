@@ -131,11 +131,8 @@ pub fn run(args: &Args) -> ExitCode {
     let module = match sim_core::ptx::compile(&src) {
         Ok(m) => m,
         Err(diags) => {
-            let index = LineIndex::new(&src);
-            let mut stderr = std::io::stderr().lock();
-            for d in diags.iter().filter(|d| d.severity == Severity::Error) {
-                let _ = stderr.write_all(d.render_text(&name, &src, &index).as_bytes());
-            }
+            super::diagnostics::print(&name, &src, diags.iter().filter(|d| d.severity == Severity::Error));
+            eprintln!("reglab analyze: {name} does not compile ({})", super::diagnostics::count(&diags));
             return ExitCode::from(1);
         }
     };

@@ -13,11 +13,9 @@
 //! fault, budget exceeded, unsupported instruction, trap, deadlock); 2 usage errors (unreadable
 //! files, missing options).
 
-use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use sim_core::diagnostic::LineIndex;
 use sim_core::exec::{ExecError, LaunchSetup, Run, RunOptions, RunResult};
 
 /// Arguments of `reglab exec`.
@@ -60,14 +58,10 @@ pub fn run(args: &Args) -> ExitCode {
     let module = match sim_core::ptx::compile(&src) {
         Ok(m) => m,
         Err(diags) => {
-            let index = LineIndex::new(&src);
-            let mut stderr = std::io::stderr().lock();
-            for d in &diags {
-                let _ = stderr.write_all(d.render_text(&name, &src, &index).as_bytes());
-            }
+            super::diagnostics::print(&name, &src, &diags);
+            eprintln!("reglab exec: {name} does not compile ({})", super::diagnostics::count(&diags));
             if args.json {
-                let message = diags.first().map(|d| d.message.clone()).unwrap_or_default();
-                print_json(&serde_json::json!({"error": {"kind": "compile_error", "message": message}}));
+                print_json(&serde_json::json!({ "error": super::diagnostics::compile_error_json(&src, &diags) }));
             }
             return ExitCode::from(1);
         }

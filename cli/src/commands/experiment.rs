@@ -102,8 +102,10 @@ pub fn resolve(e: &Experiment) -> Result<Inputs, String> {
 /// launches the selected kernel (or none is selected), else a proposal for the selected kernel
 /// (or the first `.entry`).
 fn derived_launch(source: &str, kernel: Option<&str>, shipped: Option<&str>) -> Result<LaunchSetup, String> {
-    let module = sim_core::ptx::compile(source).map_err(|d| {
-        format!("the kernel does not compile: {}", d.first().map(|d| d.message.clone()).unwrap_or_default())
+    let module = sim_core::ptx::compile(source).map_err(|diags| {
+        let index = sim_core::diagnostic::LineIndex::new(source);
+        let shown: String = diags.iter().map(|d| d.render_text("kernel", source, &index)).collect();
+        format!("the kernel does not compile ({}):\n{}", super::diagnostics::count(&diags), shown.trim_end())
     })?;
     let names = sim_core::exec::plan::kernel_names(&module);
     if let Some(setup) = shipped.and_then(|t| LaunchSetup::from_json(t).ok()) {

@@ -3,6 +3,7 @@
 pub mod analyze;
 pub mod bench;
 pub mod corpus;
+pub mod diagnostics;
 pub mod exec;
 pub mod experiment;
 pub mod merge;

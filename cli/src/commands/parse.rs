@@ -11,8 +11,6 @@ use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use sim_core::diagnostic::{LineIndex, Severity};
-
 /// Arguments of `reglab parse`.
 #[derive(clap::Args)]
 pub struct Args {
@@ -34,14 +32,9 @@ pub fn run(args: &Args) -> ExitCode {
     };
     let checked = sim_core::ptx::check(&src);
     let name = args.file.display().to_string();
-    let index = LineIndex::new(&src);
-    let mut stderr = std::io::stderr().lock();
-    for d in &checked.diagnostics {
-        let _ = stderr.write_all(d.render_text(&name, &src, &index).as_bytes());
-    }
+    super::diagnostics::print(&name, &src, &checked.diagnostics);
     let Some(module) = checked.module else {
-        let errors = checked.diagnostics.iter().filter(|d| d.severity == Severity::Error).count();
-        let _ = writeln!(stderr, "{name}: {errors} error{}", if errors == 1 { "" } else { "s" });
+        eprintln!("{name}: {}", super::diagnostics::count(&checked.diagnostics));
         return ExitCode::from(1);
     };
     let mut stdout = std::io::stdout().lock();

@@ -54,7 +54,11 @@ pub fn run(args: &Args) -> ExitCode {
     }
     let module = match sim_core::ptx::compile(&src) {
         Ok(m) => m,
-        Err(d) => return fail(1, format!("{}: {} error(s); see `reglab parse`", args.file.display(), d.len())),
+        Err(diags) => {
+            let name = args.file.display().to_string();
+            super::diagnostics::print(&name, &src, &diags);
+            return fail(1, format!("{name} does not compile ({})", super::diagnostics::count(&diags)));
+        }
     };
     let text = match transformed(&module, &resolved) {
         Ok(Some((m, _))) => m.to_string(),

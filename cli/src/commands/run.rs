@@ -235,8 +235,15 @@ pub fn run(args: &Args) -> ExitCode {
     let module = match sim_core::ptx::compile(&src) {
         Ok(m) => m,
         Err(diags) => {
-            let message = diags.first().map(|d| d.message.clone()).unwrap_or_default();
-            eprintln!("reglab run: {name} does not compile: {message}");
+            // An experiment's kernel text is inside its JSON: lines count from the kernel's start.
+            let label = if args.experiment.is_some() { "kernel" } else { name.as_str() };
+            super::diagnostics::print(label, &src, &diags);
+            eprintln!("reglab run: {name} does not compile ({})", super::diagnostics::count(&diags));
+            if args.json {
+                let error = super::diagnostics::compile_error_json(&src, &diags);
+                let message = error["message"].clone();
+                println!("{}", serde_json::json!({ "error": error, "message": message }));
+            }
             return ExitCode::from(1);
         }
     };

@@ -195,9 +195,10 @@ pub fn run(args: &Args) -> ExitCode {
     };
     let module = match sim_core::ptx::compile(&src) {
         Ok(m) => m,
-        Err(d) => {
-            let message = d.first().map(|d| d.message.as_str()).unwrap_or("");
-            eprintln!("reglab sweep: {} does not compile: {message}", args.file.display());
+        Err(diags) => {
+            let name = args.file.display().to_string();
+            super::diagnostics::print(&name, &src, &diags);
+            eprintln!("reglab sweep: {name} does not compile ({})", super::diagnostics::count(&diags));
             return ExitCode::from(1);
         }
     };

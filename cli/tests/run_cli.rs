@@ -238,3 +238,18 @@ fn a_kernel_that_does_not_compile_is_shown_with_each_error_line_and_column() {
     }
     let _ = std::fs::remove_file(&path);
 }
+
+/// A kernel of which not one CTA fits says why in words, in the message and in the JSON's
+/// reasons (they were the calculator's debug form, `RegistersPerThread { registers: 64, max: 63 }`):
+/// Fermi allows 63 registers per thread, and "ptxas says 64".
+#[test]
+fn a_kernel_of_which_no_cta_fits_says_why_in_words() {
+    let args = ["static/examples/saxpy.ptx", "--launch", "static/examples/saxpy.launch.json", "--gpu", "fermi-gtx480"];
+    let (code, json, err) = run(&[&args[..], &["--registers", "64", "--json"][..]].concat());
+    assert_eq!(code, 1, "{err}");
+    let why = "registers: 64 registers per thread exceed the maximum of 63";
+    assert_eq!(json["error"]["error"], "does_not_fit", "{json}");
+    assert_eq!(json["error"]["detail"]["reasons"][0], why, "{json}");
+    assert!(json["message"].as_str().is_some_and(|m| m.ends_with(&format!("not one CTA fits on an SM ({why})"))));
+    assert!(err.contains(why) && !err.contains('{'), "{err}");
+}

@@ -13,7 +13,7 @@
 
 use alloc::collections::BTreeMap;
 use alloc::format;
-use alloc::string::String;
+use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use crate::gpu::GpuConfig;
@@ -66,11 +66,11 @@ impl Dispatcher {
         let input = OccupancyInput::new(shape.threads, regs)
             .with_static_shared_memory(kernel.static_shared_bytes)
             .with_dynamic_shared_memory(u64::from(shape.dynamic_smem));
-        let occ = occupancy::compute(&limits, &input).map_err(|e| TimingError::Occupancy(format!("{e:?}")))?;
+        let occ = occupancy::compute(&limits, &input).map_err(|e| TimingError::Occupancy(e.to_string()))?;
         if occ.blocks_per_sm == 0 {
             return Err(TimingError::DoesNotFit {
                 kernel: kernel.name.clone(),
-                reasons: occ.misfits.iter().map(|m| format!("{m:?}")).collect(),
+                reasons: occ.misfits.iter().map(ToString::to_string).collect(),
             });
         }
         let placement = KernelPlacement {

@@ -342,7 +342,8 @@ impl SchemeProgram {
         };
         let problems = crate::ir::verify::verify(&to);
         if let Some(first) = problems.first() {
-            return Err(format!("the transformed kernel fails verification ({} problems): {first:?}", problems.len()));
+            let n = problems.len();
+            return Err(format!("the transformed kernel fails verification ({n} problems): {}", first.message));
         }
         let program = Program::decode_assigned_with(&to, gpu, physical, assign, inputs)?;
         let map = SidMap::build(module, original, &to, &program, &map)?;

@@ -49,8 +49,10 @@ pub fn fuse_single_use(module: &Module) -> Result<(Module, InstMap), String> {
 
 /// Fuses `module` under `rules` and maps every original instruction to its fate.
 fn fuse(module: &Module, rules: CompositeRules) -> Result<(Module, InstMap), String> {
-    let fusion = composite_fuse(module, rules)
-        .map_err(|d| format!("composite fusion fails verification ({} problems): {:?}", d.len(), d.first()))?;
+    let fusion = composite_fuse(module, rules).map_err(|d| {
+        let first = d.first().map(|x| x.message.as_str()).unwrap_or_default();
+        format!("composite fusion fails verification ({} problems): {first}", d.len())
+    })?;
     let mut map = InstMap::new();
     for (fh, func) in module.functions.iter() {
         let Some(body) = &func.body else { continue };

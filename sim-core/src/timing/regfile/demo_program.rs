@@ -142,7 +142,7 @@ pub fn transform_all(module: &Module) -> Result<(Module, InstMap), String> {
 /// The rewritten module and where each original instruction went.
 pub fn transform(module: &Module, spaces: LoadSpaces) -> Result<(Module, InstMap), String> {
     let rewritten = demo_rewrite_in(module, spaces).map_err(|d| {
-        let first = d.first().map(|x| format!("{x:?}")).unwrap_or_default();
+        let first = d.first().map(|x| x.message.as_str()).unwrap_or_default();
         format!("the DeMO rewrite fails verification ({} problems): {first}", d.len())
     })?;
     let mut map = InstMap::new();

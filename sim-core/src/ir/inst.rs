@@ -212,6 +212,26 @@ impl MemOperand {
 }
 
 impl Operand {
+    /// What kind of operand it is, in words, for messages (`a label`, `a memory address`).
+    pub fn kind_in_words(&self) -> &'static str {
+        match self {
+            Operand::Reg(_) => "a register",
+            Operand::NotReg(_) => "a negated predicate",
+            Operand::Imm(_) => "an immediate",
+            Operand::Special(_) => "a special register",
+            Operand::Address(_) => "a memory address `[…]`",
+            Operand::Symbol { .. } => "a symbol's address",
+            Operand::Label(_) => "a label",
+            Operand::Vector(_) => "a vector `{…}`",
+            Operand::Sink => "the sink `_`",
+            Operand::Pair(_) => "a pair `d|p`",
+            Operand::List(_) => "a parenthesised list",
+            Operand::Tex(_) => "a texture or surface operand",
+            Operand::Prototype(_) => "a call prototype",
+            Operand::Scheme(_) => "a scheme's operand",
+        }
+    }
+
     /// The register of a plain `Reg` operand.
     pub fn as_reg(&self) -> Option<Handle<Reg>> {
         match self {

@@ -92,7 +92,7 @@ fn decode_wmma(o: &Ops<'_, '_>) -> R<Op> {
         if crate::exec::semantics::wmma::supported(shape, ty) {
             Ok(())
         } else {
-            Err(format!("wmma {:?} with {ty} is not modelled", shape))
+            Err(format!("wmma .m{}n{}k{} with {ty} is not modelled", shape.0, shape.1, shape.2))
         }
     };
     Ok(match inst.opcode {

@@ -125,7 +125,7 @@ impl FnCx<'_> {
             Operand::Imm(i) => Src::Imm(imm_bits(*i, ty)),
             Operand::Special(s) => Src::Special(*s),
             Operand::Symbol { symbol, offset } => self.symbol(*symbol, *offset)?.1,
-            other => return Err(format!("operand {other:?} cannot be a source here")),
+            other => return Err(format!("{} cannot be a source here", other.kind_in_words())),
         })
     }
 
@@ -138,7 +138,7 @@ impl FnCx<'_> {
                 None => return Err("unknown register".into()),
             },
             Operand::Sink => Dst::Sink,
-            other => return Err(format!("operand {other:?} cannot be a destination")),
+            other => return Err(format!("{} cannot be a destination", other.kind_in_words())),
         })
     }
 

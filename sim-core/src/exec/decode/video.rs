@@ -25,7 +25,10 @@ pub(super) fn decode(o: &Ops<'_, '_>) -> R<Op> {
         Opcode::Vmad => VideoOp::Mad,
         Opcode::Vset => match m.cmp {
             Some(c @ (CmpOp::Eq | CmpOp::Ne | CmpOp::Lt | CmpOp::Le | CmpOp::Gt | CmpOp::Ge)) => VideoOp::Set(c),
-            other => return Err(alloc::format!("vset compares with .eq/.ne/.lt/.le/.gt/.ge, not {other:?}")),
+            other => {
+                let given = other.map_or("no comparison", CmpOp::as_str);
+                return Err(alloc::format!("vset compares with .eq/.ne/.lt/.le/.gt/.ge, not {given}"));
+            }
         },
         other => return Err(alloc::format!("{} is not a video instruction", other.name())),
     };

@@ -14,13 +14,15 @@ use std::io::Write as _;
 use serde_json::{json, Value};
 use sim_core::diagnostic::{Diagnostic, LineIndex, Severity};
 
+/// `diags`, found in source `src`, as text under the file name `name`.
+pub fn render<'a>(name: &str, src: &str, diags: impl IntoIterator<Item = &'a Diagnostic>) -> String {
+    let index = LineIndex::new(src);
+    diags.into_iter().map(|d| d.render_text(name, src, &index)).collect()
+}
+
 /// Writes `diags`, found in source `src`, to stderr under the file name `name`.
 pub fn print<'a>(name: &str, src: &str, diags: impl IntoIterator<Item = &'a Diagnostic>) {
-    let index = LineIndex::new(src);
-    let mut stderr = std::io::stderr().lock();
-    for d in diags {
-        let _ = stderr.write_all(d.render_text(name, src, &index).as_bytes());
-    }
+    let _ = std::io::stderr().lock().write_all(render(name, src, diags).as_bytes());
 }
 
 /// The error a subcommand's `--json` output gives for a text that does not compile: its

@@ -103,8 +103,7 @@ pub fn resolve(e: &Experiment) -> Result<Inputs, String> {
 /// (or the first `.entry`).
 fn derived_launch(source: &str, kernel: Option<&str>, shipped: Option<&str>) -> Result<LaunchSetup, String> {
     let module = sim_core::ptx::compile(source).map_err(|diags| {
-        let index = sim_core::diagnostic::LineIndex::new(source);
-        let shown: String = diags.iter().map(|d| d.render_text("kernel", source, &index)).collect();
+        let shown = super::diagnostics::render("kernel", source, &diags);
         format!("the kernel does not compile ({}):\n{}", super::diagnostics::count(&diags), shown.trim_end())
     })?;
     let names = sim_core::exec::plan::kernel_names(&module);

@@ -32,6 +32,9 @@ enum Want {
     AtLeast(u32, Type),
 }
 
+/// What a register-or-immediate operand position takes, for messages.
+const SCALAR: &str = "a register or an immediate";
+
 /// PTX's type-compatibility rule for a register of type `reg` in an operand of type `ty` (sizes
 /// are checked separately): bit types go with anything, signed and unsigned integers with each
 /// other, floating-point types only with the same floating-point type.
@@ -242,7 +245,14 @@ impl Checker<'_, '_> {
 
     fn check(&mut self, i: usize, op: &Operand, want: Want) {
         match op {
+            // Only the data operand of a memory instruction is a vector (`ld.v4`, `st.v2`, …).
+            Operand::Vector(_) if want != Want::Any && !self.moves_vectors() => self.misplaced(i, op, SCALAR),
             Operand::Vector(items) => items.iter().for_each(|o| self.check(i, o, want)),
+            Operand::Address(_) | Operand::Label(_) | Operand::List(_) | Operand::Tex(_) | Operand::Prototype(_)
+                if want != Want::Any =>
+            {
+                self.misplaced(i, op, SCALAR);
+            }
             Operand::Pair(p) => {
                 self.check(i, &p[0], want);
                 self.check(i, &p[1], Want::Pred);
@@ -332,6 +342,22 @@ impl Checker<'_, '_> {
         }
     }
 
+    /// Whether the instruction's data operand may be a vector.
+    fn moves_vectors(&self) -> bool {
+        matches!(self.inst.opcode, Opcode::Ld | Opcode::Ldu | Opcode::St | Opcode::Atom | Opcode::Red)
+    }
+
+    /// Source operand `i` is of a kind its position does not take (an address as a source of
+    /// `add`); a destination's kind is [`Checker::destinations`]'s to report.
+    fn misplaced(&mut self, i: usize, op: &Operand, takes: &str) {
+        if i < self.inst.defs().len() {
+            return;
+        }
+        let name = self.opname();
+        let message = format!("operand {} of '{name}' is {}, where it takes {takes}", i + 1, op.kind_in_words());
+        self.error_at(i, message);
+    }
+
     /// `mov`: scalar to scalar, or packing/unpacking a vector of the same total width.
     fn mov(&mut self) {
         let ty = self.inst.types.first().unwrap_or(Type::B32);
@@ -346,6 +372,13 @@ impl Checker<'_, '_> {
                     self.error_at(i, format!("the vector operand {} of '{op}' is not {t} bits wide", i + 1));
                 }
                 Operand::Reg(_) | Operand::Imm(_) => self.check(i, op, Want::Exact(t, ty)),
+                Operand::Address(_)
+                | Operand::Label(_)
+                | Operand::List(_)
+                | Operand::Tex(_)
+                | Operand::Prototype(_) => {
+                    self.misplaced(i, op, "a register, an immediate or a variable's name");
+                }
                 _ => {}
             }
         }

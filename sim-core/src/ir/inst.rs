@@ -232,6 +232,15 @@ impl Operand {
         }
     }
 
+    /// Whether it never stands for a value an instruction reads: a memory address, a label, a
+    /// parenthesised list, a texture or surface operand, or a call prototype.
+    pub fn is_never_a_value(&self) -> bool {
+        matches!(
+            self,
+            Operand::Address(_) | Operand::Label(_) | Operand::List(_) | Operand::Tex(_) | Operand::Prototype(_)
+        )
+    }
+
     /// The register of a plain `Reg` operand.
     pub fn as_reg(&self) -> Option<Handle<Reg>> {
         match self {

@@ -89,6 +89,18 @@ fn composite_result_type(inner: &Inst) -> Option<Type> {
     inner.types.first()
 }
 
+/// The data operand of a memory, texture or surface instruction — the one `.v2`/`.v4` makes a
+/// vector: what a load, texture fetch or surface load writes, what a store or reduction writes
+/// to memory.
+fn data_operand(opcode: Opcode) -> Option<usize> {
+    use Opcode::*;
+    match opcode {
+        Ld | Ldu | Atom | Tex | Tld4 | Suld => Some(0),
+        St | Red => Some(1),
+        _ => None,
+    }
+}
+
 /// Whether integer `v` (64-bit two's complement) fits in `b` bits, signed or unsigned.
 fn int_fits(v: u64, b: u32) -> bool {
     let signed = v as i64;
@@ -169,12 +181,8 @@ impl Checker<'_, '_> {
                 self.error_at(1, "'brx.idx' needs a .branchtargets list of labels".into());
             }
         }
-        let data_at = match self.inst.opcode {
-            Ld | Ldu | Atom | Tex | Tld4 | Suld => 0,
-            St | Red => 1,
-            _ => usize::MAX,
-        };
-        if let Some(op) = self.inst.operands.get(data_at) {
+        let data = data_operand(self.inst.opcode).and_then(|i| Some((i, self.inst.operands.get(i)?)));
+        if let Some((data_at, op)) = data {
             let want = self.inst.mods.vec.map_or(1, |v| v.len());
             let got = match op {
                 Operand::Vector(items) => items.len(),
@@ -248,11 +256,7 @@ impl Checker<'_, '_> {
             // Only the data operand of a memory instruction is a vector (`ld.v4`, `st.v2`, …).
             Operand::Vector(_) if want != Want::Any && !self.moves_vectors() => self.misplaced(i, op, SCALAR),
             Operand::Vector(items) => items.iter().for_each(|o| self.check(i, o, want)),
-            Operand::Address(_) | Operand::Label(_) | Operand::List(_) | Operand::Tex(_) | Operand::Prototype(_)
-                if want != Want::Any =>
-            {
-                self.misplaced(i, op, SCALAR);
-            }
+            _ if op.is_never_a_value() && want != Want::Any => self.misplaced(i, op, SCALAR),
             Operand::Pair(p) => {
                 self.check(i, &p[0], want);
                 self.check(i, &p[1], Want::Pred);
@@ -342,9 +346,11 @@ impl Checker<'_, '_> {
         }
     }
 
-    /// Whether the instruction's data operand may be a vector.
+    /// Whether the instruction has a data operand, which may be a vector (the textures' and
+    /// surfaces' operands are not checked against [`Want`]s, so only memory instructions reach
+    /// this).
     fn moves_vectors(&self) -> bool {
-        matches!(self.inst.opcode, Opcode::Ld | Opcode::Ldu | Opcode::St | Opcode::Atom | Opcode::Red)
+        data_operand(self.inst.opcode).is_some()
     }
 
     /// Source operand `i` is of a kind its position does not take (an address as a source of
@@ -372,11 +378,7 @@ impl Checker<'_, '_> {
                     self.error_at(i, format!("the vector operand {} of '{op}' is not {t} bits wide", i + 1));
                 }
                 Operand::Reg(_) | Operand::Imm(_) => self.check(i, op, Want::Exact(t, ty)),
-                Operand::Address(_)
-                | Operand::Label(_)
-                | Operand::List(_)
-                | Operand::Tex(_)
-                | Operand::Prototype(_) => {
+                _ if op.is_never_a_value() => {
                     self.misplaced(i, op, "a register, an immediate or a variable's name");
                 }
                 _ => {}

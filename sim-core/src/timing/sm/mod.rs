@@ -18,6 +18,7 @@
 //! the skipped cycles are charged to the causes of the last simulated one, so the results are the
 //! same as simulating every cycle.
 
+mod finish_bound;
 #[cfg(test)]
 mod hook_tests;
 pub mod hooks;
@@ -136,8 +137,12 @@ pub struct Sm<R: RegisterFileScheme + ?Sized = dyn RegisterFileScheme> {
     /// Bit `q` set for the LD/ST pools among the first 64.
     ldst_pools: u64,
     /// A cycle before which no resident CTA can finish (see [`Sm::earliest_cta_finish`]); 0
-    /// after a launch. It stays a valid bound as cycles pass: a warp cannot issue faster.
+    /// after a launch. It stays a valid bound as cycles pass: a warp cannot issue faster, nor
+    /// a result come back sooner.
     finish_bound: u64,
+    /// Per CTA slot, the latest cycle a result of its warps is due (scratch of
+    /// [`Sm::earliest_cta_finish`]).
+    latest_due: Vec<u64>,
     /// Per warp slot: the first cycle the issue stage must look at it again (`u64::MAX`: after
     /// an event of its own, see [`Sm::wake`]) and why it could not issue when last looked at.
     sleep: Vec<Sleep>,
@@ -230,6 +235,7 @@ impl<R: RegisterFileScheme + ?Sized> Sm<R> {
             ready_pools: 0,
             ldst_pools,
             finish_bound: 0,
+            latest_due: Vec::new(),
             sleep: vec![
                 Sleep { wake: 0, cause: StallCause::Idle, epoch: 0, unit: None, refused: false };
                 geo.max_warps as usize
@@ -499,36 +505,6 @@ impl<R: RegisterFileScheme + ?Sized> Sm<R> {
     pub fn cycle(&mut self, now: u64, cx: &mut ChipContext<'_>) {
         self.cycle_front(now, cx.program);
         self.cycle_back(now, cx);
-    }
-
-    /// A cycle, from `now` on, before which no resident CTA can finish: each of its remaining
-    /// instructions must issue, at most `issue_per_cycle` (+ 1 with dual issue) a cycle per
-    /// scheduler across the SM, and its slowest warp — which has at least the CTA's average of
-    /// them — at most that many a cycle on its own; a warp's last instruction completes no
-    /// earlier than it issues. `u64::MAX` without resident CTAs. (The slowest warp's own count
-    /// would be a higher bound, but in practice a worse one: reached later, close to the CTA's
-    /// end, it is followed by many short windows while the last results are in flight.)
-    fn earliest_cta_finish(&self, now: u64) -> u64 {
-        let per_warp = u64::from(self.issue_per_cycle + u32::from(self.dual_issue)).max(1);
-        // A paired instruction of another warp adds one a cycle per scheduler.
-        let paired = u64::from(self.hooks.contains(HookSet::PAIRING));
-        let per_sm = (per_warp + paired) * u64::from(self.geo.schedulers.max(1));
-        let mut earliest = u64::MAX;
-        for (i, c) in self.ctas.iter().enumerate() {
-            let Some(c) = c else { continue };
-            let remaining: u64 = c
-                .slots
-                .iter()
-                .filter_map(|&w| self.warps.get(w as usize))
-                // A slot whose warp finished may already hold a later CTA's warp.
-                .filter(|x| x.live && x.cta as usize == i)
-                .map(|x| u64::from(x.len.saturating_sub(x.pc)))
-                .sum();
-            let slowest = remaining.div_ceil(u64::from(c.live_warps.max(1))).div_ceil(per_warp);
-            let cycles = slowest.max(remaining.div_ceil(per_sm));
-            earliest = earliest.min(now + cycles.saturating_sub(1));
-        }
-        earliest
     }
 
     /// Caches warp `w`'s next instruction (after its `pc` moved).

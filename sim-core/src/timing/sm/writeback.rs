@@ -155,6 +155,26 @@ impl WritebackQueue {
         self.first_pending().map(|t| t.max(now + 1))
     }
 
+    /// Calls `f` with the warp and due cycle of every result not yet written, in no particular
+    /// order.
+    pub fn for_each_pending(&self, mut f: impl FnMut(u32, u64)) {
+        let mut m = self.occupied;
+        while m != 0 {
+            let b = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let n = self.counts.get(b).map_or(0, |&n| usize::from(n));
+            for c in self.wheel.get(b * SLOTS..b * SLOTS + n).unwrap_or(&[]) {
+                f(c.warp, c.due);
+            }
+        }
+        for Reverse(c) in &self.far {
+            f(c.warp, c.due);
+        }
+        for c in &self.due {
+            f(c.warp, c.due);
+        }
+    }
+
     /// Nothing pending.
     pub fn is_empty(&self) -> bool {
         self.due.is_empty() && self.occupied == 0 && self.far.is_empty()
@@ -199,6 +219,33 @@ mod tests {
         assert_eq!(drain(&mut q), [(5 + 3 * WHEEL, 0)]);
         assert!(q.is_empty());
         assert_eq!(q.next_event(1000), None);
+    }
+
+    #[test]
+    fn every_pending_result_is_seen_on_the_wheel_far_and_due() {
+        let mut q = WritebackQueue::default();
+        // Warp 1: due at 3 and 3 + 2·WHEEL (far); warp 2: five due at 9 (one past the bucket,
+        // far) and one at 4, collected into the due list at 4 and left unwritten.
+        q.push(Completion { due: 3, seq: 0, warp: 1, sid: 0 });
+        q.push(Completion { due: 3 + 2 * WHEEL, seq: 1, warp: 1, sid: 0 });
+        for seq in 2..7 {
+            q.push(Completion { due: 9, seq, warp: 2, sid: 0 });
+        }
+        q.push(Completion { due: 4, seq: 7, warp: 2, sid: 0 });
+        q.collect_due(4);
+        let mut seen = Vec::new();
+        q.for_each_pending(|warp, due| seen.push((warp, due)));
+        seen.sort_unstable();
+        let mut want = alloc::vec![(1, 3), (1, 3 + 2 * WHEEL), (2, 4)];
+        want.extend([(2, 9); 5]);
+        want.sort_unstable();
+        assert_eq!(seen, want);
+        // Written results are no longer pending.
+        drain(&mut q);
+        let mut left = Vec::new();
+        q.for_each_pending(|warp, due| left.push((warp, due)));
+        left.sort_unstable();
+        assert_eq!(left, [(1, 3 + 2 * WHEEL), (2, 9), (2, 9), (2, 9), (2, 9), (2, 9)]);
     }
 
     #[test]

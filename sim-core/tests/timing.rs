@@ -151,6 +151,36 @@ fn hotspot_on_volta_report_is_the_same_everywhere() {
     );
 }
 
+/// SMs running past the chip's windows (up to the cycle before the dispatcher could give them a
+/// CTA or one of their CTAs could finish) give the reports of every SM stopping at each window's
+/// end, bit for bit, and no run stops on a bound found wrong: reduction's CTAs lose 7 of their 8
+/// warps long before the CTA ends (room by free warp slots, `Sm::earliest_room`), hotspot on
+/// Volta is memory-bound (SMs stopped at an L2 access past a window's end wait there for the
+/// others), and the schemes include residency hooks (finereg, regmutex, virtual-thread), own
+/// programs (demo, gilani) and an operand buffer (rfc-ob). On hopper-h100 FineReg holds all of
+/// reduction's first launch at once, so the second waits for its last CTA while SMs that have
+/// finished theirs still serve the scheme's memory reads: such an idle SM may not run past the
+/// cycle the last CTA could finish in, or the next launch's CTAs reach it late.
+#[test]
+#[cfg(not(target_arch = "wasm32"))]
+fn running_ahead_gives_the_reports_of_lockstep_windows() {
+    let cases: [(usize, &str, Option<u32>, &[&str]); 4] = [
+        (2, "fermi-gtx480", None, &["baseline", "finereg", "regmutex", "demo"]),
+        (1, "volta-v100", Some(8), &["baseline", "rfc-ob", "virtual-thread"]),
+        (0, "fermi-gtx480", None, &["baseline", "gilani"]),
+        (2, "hopper-h100", None, &["finereg"]),
+    ];
+    for (example, gpu, sms, schemes) in cases {
+        let (name, ptx, launch) = EXAMPLES[example];
+        let lockstep = TimingOptions { sms, lockstep_windows: true, ..TimingOptions::default() };
+        let ahead = TimingOptions { sms, ..TimingOptions::default() };
+        let reference = simulate_with(gpu, lockstep, ptx, launch, schemes);
+        assert_eq!(reference.len(), schemes.len(), "{name}");
+        assert!(reference.iter().all(|r| matches!(r.outcome, Outcome::Finished)), "{name}");
+        assert_eq!(simulate_with(gpu, ahead, ptx, launch, schemes), reference, "{name} on {gpu}");
+    }
+}
+
 /// A simulation of `ptx` under `launch` on fermi-gtx480 with `options`.
 #[cfg(not(target_arch = "wasm32"))]
 fn simulation(ptx: &str, launch: &str, options: TimingOptions) -> Option<Simulation> {

@@ -68,6 +68,10 @@ pub struct Args {
     /// the timing model (as `reglab run` does with a thread to spare).
     #[arg(long)]
     pub pipelined: bool,
+    /// Stop every SM at each run-ahead window's end, as before SMs ran past it (the same
+    /// reports, slower: for measuring what the run-ahead gains).
+    #[arg(long)]
+    pub lockstep_windows: bool,
 }
 
 /// The bundled examples (`static/examples`) with their launch setups (`tests/cases/exec/examples`),
@@ -141,7 +145,8 @@ fn rounds(args: &Args, scheme: &str, gpu: &sim_core::gpu::GpuConfig) -> Result<V
             if args.only.as_deref().is_some_and(|o| !example.0.contains(o)) {
                 continue;
             }
-            round.push(timing::measure(example, scheme, gpu, args.quick, args.pipelined)?);
+            let mode = timing::Mode { quick: args.quick, lockstep_windows: args.lockstep_windows };
+            round.push(timing::measure(example, scheme, gpu, mode, args.pipelined)?);
         }
         rounds.push(round);
     }

@@ -46,7 +46,7 @@ pub struct Args {
     /// The launch setup (JSON, as for `reglab exec`).
     #[arg(long, short, required_unless_present = "experiment")]
     pub launch: Option<PathBuf>,
-    /// GPU preset (`reglab occupancy --list-presets` lists them).
+    /// GPU preset (one of those `reglab occupancy --help` lists under `--gpu`).
     #[arg(long, required_unless_present = "experiment")]
     pub gpu: Option<String>,
     /// An experiment file saved by the web app (`.reglab.json`): kernel, launch, GPU, schemes.

@@ -21,6 +21,18 @@
 //!   → SM 2's 101 dispatch, on to 131 · SM 1's 104 dispatch, on to 131 → CTA finishes at 131
 //! ```
 //!
+//! An SM the dispatcher cannot concern at the window's end runs past it: up to the cycle
+//! before one of its own CTAs could finish or it could have the room the dispatcher waits for
+//! (free warp slots and a CTA place, [`crate::timing::cta_dispatch::Waiting`]), or the next
+//! occupancy sample. It stops before an L2 access past the window's end as well, and resumes
+//! once a later window reaches that cycle, so the L2's order is unchanged. Reports are those of
+//! every SM stopping at each window's end ([`TimingOptions::lockstep_windows`]).
+//!
+//! ```text
+//! window 100..=131, SM 3 full, no CTA of it done before 900: SM 3 runs 100–180, stops at 181
+//!   (a global load) · windows to 160, 175, 190: in the one to 190 SM 3's 181 dispatch, on …
+//! ```
+//!
 //! The run starts with every SM idle at cycle 0 and the first CTAs dispatched at its end; it ends
 //! in the cycle its last CTA finishes (`cycles` counts cycles 0 to that one).
 
@@ -31,7 +43,7 @@ use alloc::vec::Vec;
 
 use super::{TimingError, TimingOptions};
 use crate::gpu::GpuConfig;
-use crate::timing::chip_sms::{self, SmArray, SmShape};
+use crate::timing::chip_sms::{self, RunAhead, SmArray, SmShape};
 use crate::timing::cta_dispatch::Dispatcher;
 use crate::timing::memory::l2::L2;
 use crate::timing::memory::MemoryStats;
@@ -204,18 +216,18 @@ impl ChipRun {
             // at a time; otherwise up to the first cycle a CTA could finish (where the dispatcher
             // acts), the cycle before the next occupancy sample, the budget and this step's end.
             let pending = self.sms.has_finished_ctas();
-            let end = if !self.started || pending {
-                t
-            } else {
-                self.sms
-                    .finish_bound(t)
-                    .min(self.next_sample.saturating_sub(1))
-                    .min(options.max_cycles.saturating_sub(1))
-                    .min(stop.saturating_sub(1))
-                    .max(t)
-            };
+            let cap = self
+                .next_sample
+                .saturating_sub(1)
+                .min(options.max_cycles.saturating_sub(1))
+                .min(stop.saturating_sub(1))
+                .max(t);
+            let end = if !self.started || pending { t } else { self.sms.finish_bound(t).min(cap).max(t) };
+            // Quick mode counts every SM's instructions when a wave ends: no SM runs past it.
+            let waiting = (self.sample.is_none() && !options.lockstep_windows).then_some(self.dispatcher.waiting);
+            let ahead = RunAhead { waiting, cap };
             let mut cx = ChipContext { program: timed, l2: &mut self.l2, mem_stats: &mut self.mem_stats };
-            let last = self.sms.advance(t, end, &mut cx);
+            let last = self.sms.advance(t, end, ahead, &mut cx);
             // A CTA that could not be continued ended its warps early: its error comes first.
             if let Some(e) = feed.failure() {
                 return Err(TimingError::Source(e));

@@ -12,9 +12,10 @@
 use alloc::boxed::Box;
 use alloc::format;
 use alloc::rc::Rc;
+use alloc::vec;
 use alloc::vec::Vec;
 
-use super::cta_dispatch::Dispatcher;
+use super::cta_dispatch::{Dispatcher, Waiting};
 use super::memory::l1::L1;
 use super::program::Program;
 use super::program_map::SchemeProgram;
@@ -43,9 +44,15 @@ pub(super) trait SmArray {
     fn finish_bound(&mut self, now: u64) -> u64;
     /// The earliest cycle an SM must be simulated at.
     fn next_event(&self) -> u64;
-    /// Simulates cycle `t` (`end == t`) or the window `t..=end`; returns the last cycle any SM
-    /// simulated.
-    fn advance(&mut self, t: u64, end: u64, cx: &mut ChipContext<'_>) -> Result<Option<u64>, TimingError>;
+    /// Simulates cycle `t` (`end == t`) or the window `t..=end`, each SM that `ahead` lets on
+    /// also past `end`; returns the last cycle any SM simulated.
+    fn advance(
+        &mut self,
+        t: u64,
+        end: u64,
+        ahead: RunAhead,
+        cx: &mut ChipContext<'_>,
+    ) -> Result<Option<u64>, TimingError>;
     /// Takes the CTAs finished since the last call: how many.
     fn take_finished(&mut self) -> usize;
     /// Dispatches CTAs at the end of cycle `now` ([`Dispatcher::dispatch`]).
@@ -72,16 +79,30 @@ pub(super) trait SmArray {
     fn window_instructions(&self) -> u64;
 }
 
+/// How far past a window's end an SM may run: up to the cycle before the dispatcher could give
+/// it a CTA or one of its CTAs could finish (the dispatcher acts then), at most to `cap`.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct RunAhead {
+    /// What the dispatcher waits for (`None`: no SM runs past the window's end).
+    pub waiting: Option<Waiting>,
+    /// The last cycle any SM may simulate (before an occupancy sample, the budget's or the
+    /// step's end).
+    pub cap: u64,
+}
+
 /// The SMs of a run, all on scheme type `R`.
 pub(super) struct Sms<R: RegisterFileScheme + ?Sized> {
     sms: Vec<Sm<R>>,
-    /// Per SM, the cycle a window stopped it in ([`simulate_window`]'s, kept between windows).
+    /// Per SM, the cycle it stopped in, before that cycle's dispatch, because the dispatch may
+    /// reach the L2 ([`simulate_window`]'s; kept between windows for an SM that ran past one).
     stopped: Vec<Option<u64>>,
+    /// Per SM, the last cycle it may simulate in the current window ([`horizon`]).
+    horizons: Vec<u64>,
 }
 
 impl<R: RegisterFileScheme + ?Sized> Sms<R> {
     fn new(sms: Vec<Sm<R>>) -> Self {
-        Sms { stopped: Vec::with_capacity(sms.len()), sms }
+        Sms { stopped: vec![None; sms.len()], horizons: vec![0; sms.len()], sms }
     }
 
     fn iter(&self) -> core::slice::Iter<'_, Sm<R>> {
@@ -125,19 +146,36 @@ impl<R: RegisterFileScheme + ?Sized> SmArray for Sms<R> {
     }
 
     fn finish_bound(&mut self, now: u64) -> u64 {
-        self.iter_mut().map(|sm| sm.finish_bound(now)).min().unwrap_or(u64::MAX)
+        self.iter_mut().map(|sm| sm.finish_bound(sm.resume_at(now))).min().unwrap_or(u64::MAX)
     }
 
     fn next_event(&self) -> u64 {
         self.iter().map(Sm::next_event).min().unwrap_or(u64::MAX)
     }
 
-    fn advance(&mut self, t: u64, end: u64, cx: &mut ChipContext<'_>) -> Result<Option<u64>, TimingError> {
+    fn advance(
+        &mut self,
+        t: u64,
+        end: u64,
+        ahead: RunAhead,
+        cx: &mut ChipContext<'_>,
+    ) -> Result<Option<u64>, TimingError> {
         if end == t {
-            Ok(simulate_cycle(&mut self.sms, t, cx))
-        } else {
-            simulate_window(&mut self.sms, &mut self.stopped, t, end, cx)
+            return Ok(simulate_cycle(&mut self.sms, &mut self.stopped, t, cx));
         }
+        // The next launch's CTAs go out when the last CTA of this one finishes: no earlier than
+        // the latest of the SMs' finish bounds.
+        let lift = if ahead.waiting == Some(Waiting::Launch) {
+            let busy = self.sms.iter_mut().filter(|sm| sm.resident_ctas() > 0);
+            busy.map(|sm| sm.finish_bound(sm.resume_at(t))).max().unwrap_or(t)
+        } else {
+            u64::MAX
+        };
+        self.horizons.clear();
+        for sm in self.sms.iter_mut() {
+            self.horizons.push(horizon(sm, t, end, ahead, lift));
+        }
+        simulate_window(&mut self.sms, &mut self.stopped, &self.horizons, end, cx)
     }
 
     fn take_finished(&mut self) -> usize {
@@ -177,47 +215,97 @@ impl<R: RegisterFileScheme + ?Sized> SmArray for Sms<R> {
     }
 }
 
-/// Simulates cycle `t`: the SMs due simulate it, in SM order. Returns `t` if any did.
-fn simulate_cycle<R: RegisterFileScheme + ?Sized>(sms: &mut [Sm<R>], t: u64, cx: &mut ChipContext<'_>) -> Option<u64> {
+/// Simulates cycle `t`: the SMs due simulate it, in SM order (one stopped in `t` by a window
+/// only its second half). Returns `t` if any did.
+fn simulate_cycle<R: RegisterFileScheme + ?Sized>(
+    sms: &mut [Sm<R>],
+    stopped: &mut [Option<u64>],
+    t: u64,
+    cx: &mut ChipContext<'_>,
+) -> Option<u64> {
     let mut any = false;
-    for sm in sms.iter_mut() {
-        if sm.next_event() <= t {
-            sm.cycle(t, cx);
-            any = true;
+    for (sm, stop) in sms.iter_mut().zip(stopped.iter_mut()) {
+        match *stop {
+            Some(c) if c == t => {
+                sm.cycle_back(t, cx);
+                *stop = None;
+                any = true;
+            }
+            Some(_) => {}
+            None if sm.next_event() <= t => {
+                sm.cycle(t, cx);
+                any = true;
+            }
+            None => {}
         }
     }
     any.then_some(t)
 }
 
-/// Simulates every SM's cycles in `t..=end` (no CTA can finish before `end`, so SMs interact
-/// only through the L2). Each SM runs ahead on its own — its state stays in the host's cache —
-/// and stops before a cycle whose dispatch may reach the L2; stopped SMs resume in (cycle,
-/// SM) order, so the L2 sees exactly the request order of simulating the SMs cycle by cycle
-/// (`stopped`: a buffer for the cycle each SM stopped in). Returns the last cycle any SM simulated; an error if a CTA finished before `end` (the
-/// bound that set `end` was wrong, and the dispatcher would have acted late).
+/// The last cycle `sm` may simulate in the window `t..=end`: `end`, or later when nothing the
+/// dispatcher does at the end of a cycle up to it can concern the SM — none of its CTAs can
+/// finish by then, and it cannot have the room the dispatcher waits for
+/// ([`Sm::earliest_room`]; with the next launch waiting, `lift`, a cycle before which this
+/// launch's last CTA cannot finish), so the dispatcher passes over it whether it stands at that
+/// cycle or further on. Its accesses to the L2 still wait for the others' ([`simulate_window`]).
+///
+/// ```text
+/// window ..=140, SM 3: no CTA finishes before 900, 8 warp slots free by 610 at the earliest
+///   → SM 3 may run to 609 (at most to the cycle before the next occupancy sample)
+/// SM 5 idle (its scheme still busy), the next launch waiting, SM 2's CTA done no sooner than
+///   700 → SM 5 may run to 699
+/// ```
+fn horizon<R: RegisterFileScheme + ?Sized>(sm: &mut Sm<R>, t: u64, end: u64, ahead: RunAhead, lift: u64) -> u64 {
+    let Some(waiting) = ahead.waiting else { return end };
+    if ahead.cap <= end {
+        return end;
+    }
+    let now = sm.resume_at(t);
+    let finish = sm.finish_bound(now);
+    if finish.saturating_sub(1) <= end {
+        return end;
+    }
+    let room = match waiting {
+        Waiting::Start => now,
+        Waiting::Drained => u64::MAX,
+        Waiting::Launch => lift,
+        Waiting::Room { resident, warps } => sm.earliest_room(now, resident, warps),
+    };
+    finish.min(room).saturating_sub(1).clamp(end, ahead.cap)
+}
+
+/// Simulates every SM's cycles up to its horizon (`horizons`, none before `end`; no CTA can
+/// finish before `end`, so SMs interact only through the L2 and the dispatcher at `end`). Each
+/// SM runs ahead on its own — its state stays in the host's cache — and stops before a cycle
+/// whose dispatch may reach the L2; stopped SMs resume in (cycle, SM) order, so the L2 sees
+/// exactly the request order of simulating the SMs cycle by cycle. An SM stopped in a cycle
+/// after `end` stays stopped (`stopped`) until a later window reaches that cycle: the others'
+/// requests up to it come first. Returns the last cycle any SM simulated; an error if a CTA
+/// finished in another cycle than `end` (a bound was wrong, and the dispatcher would have acted
+/// late).
 fn simulate_window<R: RegisterFileScheme + ?Sized>(
     sms: &mut [Sm<R>],
-    stopped: &mut Vec<Option<u64>>,
-    t: u64,
+    stopped: &mut [Option<u64>],
+    horizons: &[u64],
     end: u64,
     cx: &mut ChipContext<'_>,
 ) -> Result<Option<u64>, TimingError> {
     let mut last = None;
-    // Per SM: the cycle it stopped in, before that cycle's dispatch.
-    stopped.clear();
-    for sm in sms.iter_mut() {
-        stopped.push(run_ahead(sm, end, cx, &mut last));
+    for ((sm, stop), &h) in sms.iter_mut().zip(stopped.iter_mut()).zip(horizons) {
+        if stop.is_none() {
+            *stop = run_ahead(sm, h, cx, &mut last);
+        }
     }
-    debug_assert!(stopped.iter().flatten().all(|&c| c >= t));
     loop {
-        let next = stopped.iter().enumerate().filter_map(|(i, c)| c.map(|c| (c, i))).min();
+        let next = stopped.iter().enumerate().filter_map(|(i, c)| c.filter(|&c| c <= end).map(|c| (c, i))).min();
         let Some((c, i)) = next else { break };
-        let (Some(sm), Some(slot)) = (sms.get_mut(i), stopped.get_mut(i)) else { break };
+        let (Some(sm), Some(slot), Some(&h)) = (sms.get_mut(i), stopped.get_mut(i), horizons.get(i)) else { break };
+        last = Some(last.map_or(c, |l: u64| l.max(c)));
         sm.cycle_back(c, cx);
-        *slot = run_ahead(sm, end, cx, &mut last);
+        *slot = run_ahead(sm, h, cx, &mut last);
     }
     for sm in sms.iter() {
-        if let Some(early) = sm.first_finish().filter(|&f| f < end) {
+        if let Some(early) = sm.first_finish().filter(|&f| f != end) {
             return Err(TimingError::Internal(format!("a CTA finished in cycle {early}, inside a window to {end}")));
         }
     }

@@ -42,6 +42,30 @@ pub struct Dispatcher {
     pub completed: u64,
     /// No CTA is left in the feed.
     pub drained: bool,
+    /// Why the last dispatch stopped: what an SM must have before the next one can give it a CTA.
+    pub waiting: Waiting,
+}
+
+/// Why the dispatcher stopped at its last call, so what it will need of an SM at its next call
+/// (which comes at the end of a cycle some CTA finished in): the chip lets an SM that cannot
+/// have that before a cycle run ahead of the others up to it ([`crate::timing::chip_sms`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Waiting {
+    /// Not called yet: any SM may be given a CTA.
+    #[default]
+    Start,
+    /// The feed has no CTA left: no SM is given one again.
+    Drained,
+    /// The next CTA is of the next launch and waits for every CTA of this one to finish.
+    Launch,
+    /// No SM had room for the next CTA: one needs fewer than `resident` CTAs and `warps` free
+    /// warp slots.
+    Room {
+        /// Resident CTAs an SM must hold fewer of.
+        resident: u32,
+        /// Free warp slots the CTA takes.
+        warps: u32,
+    },
 }
 
 impl Dispatcher {
@@ -137,9 +161,11 @@ impl Dispatcher {
         loop {
             let Some(cta) = feed.get(self.next, program)? else {
                 self.drained = true;
+                self.waiting = Waiting::Drained;
                 return Ok(());
             };
             if self.launch.is_some_and(|l| l != cta.launch) && self.in_flight > 0 {
+                self.waiting = Waiting::Launch;
                 return Ok(());
             }
             let (limit, registers, resident) = self.placement(cta.shape, timed, gpu, scheme, regs_override)?;
@@ -148,6 +174,7 @@ impl Dispatcher {
             let pick = (0..n)
                 .map(|k| (self.next_sm + k) % n)
                 .find(|&i| sms.get(i).is_some_and(|sm| sm.resident_ctas() < resident && sm.free_warp_slots() >= warps));
+            self.waiting = Waiting::Room { resident, warps };
             let Some(i) = pick else { return Ok(()) };
             let Some(sm) = sms.get_mut(i) else { return Ok(()) };
             sm.launch(cta.clone(), self.next, registers, limit, now);

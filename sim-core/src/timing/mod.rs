@@ -125,6 +125,10 @@ pub struct TimingOptions {
     /// runs in full, as without the option. The executor runs only the CTAs taken (and a batch
     /// ahead), so later launches of a sequence see the outputs of a partial one.
     pub quick_waves: Option<u32>,
+    /// Every SM stops at each window's end (the first cycle any CTA could finish), as before SMs
+    /// ran past it (the chip's run-ahead, `chip_sms.rs`): off by default; the reports are the same either
+    /// way, only slower with it on (a check of the run-ahead, `sim-core/tests/timing.rs`).
+    pub lockstep_windows: bool,
 }
 
 /// The launch a simulation's source runs, as its schemes are told it (launch-aware range
@@ -156,6 +160,7 @@ impl Default for TimingOptions {
             values: false,
             single_use_attribution: false,
             quick_waves: None,
+            lockstep_windows: false,
         }
     }
 }

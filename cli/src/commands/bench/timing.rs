@@ -105,19 +105,28 @@ fn peak_rss_kib() -> Option<u64> {
 /// One example to simulate: its name, PTX and launch setup (JSON).
 pub type Example<'a> = (&'static str, &'a str, &'a str);
 
-/// Simulates one example (`quick`: a smaller grid) under `scheme` and times it; with
+/// How the examples are simulated.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Mode {
+    /// A smaller grid.
+    pub quick: bool,
+    /// [`TimingOptions::lockstep_windows`]: every SM stops at each window's end.
+    pub lockstep_windows: bool,
+}
+
+/// Simulates one example (as `mode` says) under `scheme` and times it; with
 /// `pipelined`, simulates it again with the executor on its own thread and times that too
 /// (the two must agree on cycles and warp-instructions).
 pub fn measure(
     example: Example<'_>,
     scheme: &str,
     gpu: &GpuConfig,
-    quick: bool,
+    mode: Mode,
     pipelined: bool,
 ) -> Result<Measured, String> {
-    let mut m = measure_once(example, scheme, gpu, quick)?;
+    let mut m = measure_once(example, scheme, gpu, mode)?;
     if pipelined {
-        let (insts, cycles, wall) = measure_pipelined(example, scheme, gpu, quick)?;
+        let (insts, cycles, wall) = measure_pipelined(example, scheme, gpu, mode)?;
         if (insts, cycles) != (m.warp_instructions, m.cycles) {
             return Err(format!(
                 "{}: the pipelined executor gave {cycles} cycles and {insts} warp-instructions, not {} and {}",
@@ -134,10 +143,10 @@ fn measure_pipelined(
     example: Example<'_>,
     scheme: &str,
     gpu: &GpuConfig,
-    quick: bool,
+    mode: Mode,
 ) -> Result<(u64, u64, Duration), String> {
     let name = example.0;
-    let (module, program, inner, options) = prepare(example, scheme, gpu, quick)?;
+    let (module, program, inner, options) = prepare(example, scheme, gpu, mode)?;
     let watch = Instant::now();
     let source = crate::commands::pipelined_source::Pipelined::start(inner);
     let mut sim = Simulation::from_module_source(&module, program, source, gpu, &[scheme], options)
@@ -148,19 +157,19 @@ fn measure_pipelined(
     Ok((r.warp_instructions, r.cycles, wall))
 }
 
-/// `example` compiled and decoded for `gpu`, with the executor started on its launch (`quick`:
-/// a smaller grid) as `scheme`'s timing run needs it, and the timing options.
+/// `example` compiled and decoded for `gpu`, with the executor started on its launch (a smaller
+/// grid in `mode.quick`) as `scheme`'s timing run needs it, and the timing options.
 fn prepare(
     example: Example<'_>,
     scheme: &str,
     gpu: &GpuConfig,
-    quick: bool,
+    mode: Mode,
 ) -> Result<(Module, Program, ExecSource, TimingOptions), String> {
     let (name, ptx, launch) = example;
     let module = sim_core::ptx::compile(ptx).map_err(|d| format!("{name}: {d:?}"))?;
     let setup = LaunchSetup::from_json(launch).map_err(|e| format!("{name}: {e:?}"))?;
-    let setup = if quick { super::executor::quick(setup) } else { setup };
-    let options = TimingOptions::default();
+    let setup = if mode.quick { super::executor::quick(setup) } else { setup };
+    let options = TimingOptions { lockstep_windows: mode.lockstep_windows, ..TimingOptions::default() };
     let program = Program::decode_for(&module, gpu, &options).map_err(|e| format!("{name}: {e}"))?;
     let values = Simulation::wants_values(&[scheme], &options);
     let source = ExecSource::with_options(&module, &setup, &program, SourceOptions::for_gpu(gpu, values))
@@ -169,9 +178,9 @@ fn prepare(
 }
 
 /// One simulation of `example`, the executor's time measured around every CTA it hands over.
-fn measure_once(example: Example<'_>, scheme: &str, gpu: &GpuConfig, quick: bool) -> Result<Measured, String> {
+fn measure_once(example: Example<'_>, scheme: &str, gpu: &GpuConfig, mode: Mode) -> Result<Measured, String> {
     let name = example.0;
-    let (module, program, inner, options) = prepare(example, scheme, gpu, quick)?;
+    let (module, program, inner, options) = prepare(example, scheme, gpu, mode)?;
     let (source, spent) = TimedSource::new(inner, wall_ms);
     let source = Box::new(source);
     let reset = reset_peak_rss();

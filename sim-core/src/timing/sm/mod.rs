@@ -141,8 +141,11 @@ pub struct Sm<R: RegisterFileScheme + ?Sized = dyn RegisterFileScheme> {
     /// a result come back sooner.
     finish_bound: u64,
     /// Per CTA slot, the latest cycle a result of its warps is due (scratch of
-    /// [`Sm::earliest_cta_finish`]).
+    /// [`Sm::earliest_cta_finish`] and [`Sm::earliest_room`]).
     latest_due: Vec<u64>,
+    /// A cycle before which the SM cannot have room for a CTA needing fewer than `.1 .0`
+    /// resident CTAs and `.1 .1` free warp slots ([`Sm::earliest_room`]); 0 after a launch.
+    room_bound: (u64, (u32, u32)),
     /// Per warp slot: the first cycle the issue stage must look at it again (`u64::MAX`: after
     /// an event of its own, see [`Sm::wake`]) and why it could not issue when last looked at.
     sleep: Vec<Sleep>,
@@ -236,6 +239,7 @@ impl<R: RegisterFileScheme + ?Sized> Sm<R> {
             ldst_pools,
             finish_bound: 0,
             latest_due: Vec::new(),
+            room_bound: (0, (0, 0)),
             sleep: vec![
                 Sleep { wake: 0, cause: StallCause::Idle, epoch: 0, unit: None, refused: false };
                 geo.max_warps as usize
@@ -311,6 +315,12 @@ impl<R: RegisterFileScheme + ?Sized> Sm<R> {
             self.finish_bound = self.earliest_cta_finish(now);
         }
         self.finish_bound
+    }
+
+    /// The first cycle whose issue this SM has still to simulate, at `now` or later: where it
+    /// stands when it ran past the chip's window ([`crate::timing::chip_sms`]).
+    pub fn resume_at(&self, now: u64) -> u64 {
+        now.max(self.accounted_to)
     }
 
     /// Counts so far.
@@ -406,6 +416,7 @@ impl<R: RegisterFileScheme + ?Sized> Sm<R> {
         }
         self.next_event = self.next_event.min(now + 1);
         self.finish_bound = 0;
+        self.room_bound.0 = 0;
         for w in self.ctas.get(slot).and_then(|c| c.as_ref()).map(|c| c.slots.clone()).unwrap_or_default() {
             self.finish_if_done(w as usize, now);
         }

@@ -300,7 +300,6 @@ fn simulate_window<R: RegisterFileScheme + ?Sized>(
         let next = stopped.iter().enumerate().filter_map(|(i, c)| c.filter(|&c| c <= end).map(|c| (c, i))).min();
         let Some((c, i)) = next else { break };
         let (Some(sm), Some(slot), Some(&h)) = (sms.get_mut(i), stopped.get_mut(i), horizons.get(i)) else { break };
-        last = Some(last.map_or(c, |l: u64| l.max(c)));
         sm.cycle_back(c, cx);
         *slot = run_ahead(sm, h, cx, &mut last);
     }

@@ -9,9 +9,21 @@
 //!   the third warp's last load due at now + 300 → the CTA finishes ≥ now + 300
 //! ```
 
+use alloc::vec::Vec;
+
 use crate::timing::regfile::RegisterFileScheme;
 use crate::timing::sm::hooks::HookSet;
+use crate::timing::sm::warp::Warp;
 use crate::timing::sm::Sm;
+
+/// A cycle `before` which an SM cannot have room for a CTA needing fewer than `resident`
+/// resident CTAs and `warps` free warp slots ([`Sm::earliest_room`]'s cache; 0: none).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct RoomBound {
+    pub before: u64,
+    pub resident: u32,
+    pub warps: u32,
+}
 
 impl<R: RegisterFileScheme + ?Sized> Sm<R> {
     /// A cycle, from `now` (not yet simulated) on, before which no resident CTA can finish;
@@ -27,20 +39,10 @@ impl<R: RegisterFileScheme + ?Sized> Sm<R> {
     ///   CTA's latest due result. This is what holds a CTA draining its last loads, with
     ///   nothing left to issue.
     pub(super) fn earliest_cta_finish(&mut self, now: u64) -> u64 {
-        let per_warp = u64::from(self.issue_per_cycle + u32::from(self.dual_issue)).max(1);
-        // A paired instruction of another warp adds one a cycle per scheduler.
-        let rate = per_warp + u64::from(self.hooks.contains(HookSet::PAIRING));
+        let rate = self.warp_issue_rate();
         let per_sm = rate * u64::from(self.geo.schedulers.max(1));
-        let mut latest = core::mem::take(&mut self.latest_due);
-        latest.clear();
-        latest.resize(self.ctas.len(), 0);
-        let warps = &self.warps;
-        self.wb.for_each_pending(|warp, due| {
-            let cta = warps.get(warp as usize).map_or(usize::MAX, |x| x.cta as usize);
-            if let Some(l) = latest.get_mut(cta) {
-                *l = (*l).max(due);
-            }
-        });
+        let cta_of = |warps: &[Warp], w: u32| warps.get(w as usize).map_or(usize::MAX, |x| x.cta as usize);
+        let latest = self.latest_due_by(self.ctas.len(), cta_of);
         let mut earliest = u64::MAX;
         for (i, c) in self.ctas.iter().enumerate() {
             let Some(c) = c else { continue };
@@ -61,6 +63,28 @@ impl<R: RegisterFileScheme + ?Sized> Sm<R> {
         earliest
     }
 
+    /// The most instructions a warp issues in a cycle: the issue width, + 1 with dual issue, + 1
+    /// paired with another warp's instruction.
+    fn warp_issue_rate(&self) -> u64 {
+        let per_warp = u64::from(self.issue_per_cycle + u32::from(self.dual_issue)).max(1);
+        per_warp + u64::from(self.hooks.contains(HookSet::PAIRING))
+    }
+
+    /// The latest cycle a result not yet written is due, per index `0..n` that `index` maps a
+    /// result's warp slot to (0 where none is); in the `latest_due` scratch, to be put back.
+    fn latest_due_by(&mut self, n: usize, index: impl Fn(&[Warp], u32) -> usize) -> Vec<u64> {
+        let mut latest = core::mem::take(&mut self.latest_due);
+        latest.clear();
+        latest.resize(n, 0);
+        let warps = &self.warps;
+        self.wb.for_each_pending(|warp, due| {
+            if let Some(l) = latest.get_mut(index(warps, warp)) {
+                *l = (*l).max(due);
+            }
+        });
+        latest
+    }
+
     /// A cycle, from `now` (not yet simulated) on, before which this SM cannot come to hold
     /// fewer than `resident` CTAs with `warps` warp slots free — the room the CTA dispatcher
     /// waits for ([`crate::timing::cta_dispatch::Waiting::Room`]); `now` if it has that room,
@@ -77,12 +101,13 @@ impl<R: RegisterFileScheme + ?Sized> Sm<R> {
     /// ```
     pub(in crate::timing) fn earliest_room(&mut self, now: u64, resident: u32, warps: u32) -> u64 {
         // A bound stays valid as cycles pass (warps finish no sooner); a launch clears it.
-        if self.room_bound.0 > now && self.room_bound.1 == (resident, warps) {
-            return self.room_bound.0;
+        let b = self.room_bound;
+        if b.before > now && (b.resident, b.warps) == (resident, warps) {
+            return b.before;
         }
-        let bound = self.room_from(now, resident, warps);
-        self.room_bound = (bound, (resident, warps));
-        bound
+        let before = self.room_from(now, resident, warps);
+        self.room_bound = RoomBound { before, resident, warps };
+        before
     }
 
     /// [`Sm::earliest_room`] computed afresh.
@@ -93,16 +118,8 @@ impl<R: RegisterFileScheme + ?Sized> Sm<R> {
             return by_ctas;
         }
         let needed = (warps - free) as usize;
-        let per_warp = u64::from(self.issue_per_cycle + u32::from(self.dual_issue)).max(1);
-        let rate = per_warp + u64::from(self.hooks.contains(HookSet::PAIRING));
-        let mut bounds = core::mem::take(&mut self.latest_due);
-        bounds.clear();
-        bounds.resize(self.warps.len(), 0);
-        self.wb.for_each_pending(|warp, due| {
-            if let Some(b) = bounds.get_mut(warp as usize) {
-                *b = (*b).max(due);
-            }
-        });
+        let rate = self.warp_issue_rate();
+        let mut bounds = self.latest_due_by(self.warps.len(), |_, w| w as usize);
         // Each live warp's bound, packed to the front in slot order.
         let mut live = 0;
         for (i, x) in self.warps.iter().enumerate() {

@@ -51,6 +51,7 @@ use crate::timing::program_map::{SchemeProgram, Translate};
 use crate::timing::regfile::{CuId, RegisterFileScheme, SmGeometry};
 use crate::timing::report::{ResidencyStats, StallBreakdown, StallCause};
 use crate::timing::stream::trace::{CtaStream, DynInst};
+use finish_bound::RoomBound;
 use hooks::{HookSet, ResidencyEvent, SmActions};
 use ibuffer::IBuffer;
 use scheduler::Scheduler;
@@ -143,9 +144,8 @@ pub struct Sm<R: RegisterFileScheme + ?Sized = dyn RegisterFileScheme> {
     /// Per CTA slot, the latest cycle a result of its warps is due (scratch of
     /// [`Sm::earliest_cta_finish`] and [`Sm::earliest_room`]).
     latest_due: Vec<u64>,
-    /// A cycle before which the SM cannot have room for a CTA needing fewer than `.1 .0`
-    /// resident CTAs and `.1 .1` free warp slots ([`Sm::earliest_room`]); 0 after a launch.
-    room_bound: (u64, (u32, u32)),
+    /// [`Sm::earliest_room`]'s last bound; cleared by a launch.
+    room_bound: RoomBound,
     /// Per warp slot: the first cycle the issue stage must look at it again (`u64::MAX`: after
     /// an event of its own, see [`Sm::wake`]) and why it could not issue when last looked at.
     sleep: Vec<Sleep>,
@@ -239,7 +239,7 @@ impl<R: RegisterFileScheme + ?Sized> Sm<R> {
             ldst_pools,
             finish_bound: 0,
             latest_due: Vec::new(),
-            room_bound: (0, (0, 0)),
+            room_bound: RoomBound::default(),
             sleep: vec![
                 Sleep { wake: 0, cause: StallCause::Idle, epoch: 0, unit: None, refused: false };
                 geo.max_warps as usize
@@ -416,7 +416,7 @@ impl<R: RegisterFileScheme + ?Sized> Sm<R> {
         }
         self.next_event = self.next_event.min(now + 1);
         self.finish_bound = 0;
-        self.room_bound.0 = 0;
+        self.room_bound = RoomBound::default();
         for w in self.ctas.get(slot).and_then(|c| c.as_ref()).map(|c| c.slots.clone()).unwrap_or_default() {
             self.finish_if_done(w as usize, now);
         }

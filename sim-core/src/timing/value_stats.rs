@@ -90,6 +90,16 @@ impl ValueReport {
     }
 }
 
+/// Value `u` is overwritten or its warp ended: counted by its reads in `reads`.
+fn close(hist: &mut ReadsPerValue, reads: &[u32], u: usize) {
+    match reads.get(u).copied().unwrap_or(0) {
+        0 => hist.zero += 1,
+        1 => hist.one += 1,
+        2 => hist.two += 1,
+        _ => hist.more_than_two += 1,
+    }
+}
+
 /// A warp's values still open between the pieces of its stream ([`ValueStats::add_piece`]).
 #[derive(Clone, Debug, Default)]
 pub struct PieceState {
@@ -110,6 +120,46 @@ pub struct ValueStats {
     integer: Vec<bool>,
     /// Gilani's counts; `None` until a stream with value summaries arrives.
     lane: Option<ValueCounts>,
+    /// The units each instruction reads and writes that count as values (the first unit of a
+    /// register, within the program's units), listed once per program ([`Heads::of`]).
+    heads: Heads,
+}
+
+/// Per static id, the register units of [`Program::rf_reads_of`] and [`Program::rf_writes_of`]
+/// that are value heads ([`Program::value_head`]), in operand order: `units[at[sid]..]` holds
+/// `reads[sid]` reads, then the writes up to `at[sid + 1]`.
+#[derive(Clone, Debug, Default)]
+struct Heads {
+    at: Vec<u32>,
+    reads: Vec<u16>,
+    units: Vec<u32>,
+}
+
+impl Heads {
+    fn of(program: &Program) -> Heads {
+        let n = program.insts.len();
+        let mut h = Heads { at: Vec::with_capacity(n + 1), reads: Vec::with_capacity(n), units: Vec::new() };
+        let counted = |u: &&u32| u < &&program.units && program.value_head.get(**u as usize).copied().unwrap_or(false);
+        for st in &program.insts {
+            h.at.push(h.units.len() as u32);
+            let before = h.units.len();
+            h.units.extend(program.rf_reads_of(st).iter().filter(counted));
+            h.reads.push((h.units.len() - before) as u16);
+            h.units.extend(program.rf_writes_of(st).iter().filter(counted));
+        }
+        h.at.push(h.units.len() as u32);
+        h
+    }
+
+    /// The counted reads and writes of instruction `sid`.
+    fn get(&self, sid: u32) -> (&[u32], &[u32]) {
+        let i = sid as usize;
+        let (Some(&a), Some(&b), Some(&r)) = (self.at.get(i), self.at.get(i + 1), self.reads.get(i)) else {
+            return (&[], &[]);
+        };
+        let ops = self.units.get(a as usize..b as usize).unwrap_or(&[]);
+        ops.split_at(usize::from(r).min(ops.len()))
+    }
 }
 
 impl ValueStats {
@@ -123,6 +173,7 @@ impl ValueStats {
             touched: Vec::new(),
             integer: Vec::new(),
             lane: None,
+            heads: Heads::of(program),
         }
     }
 
@@ -153,13 +204,7 @@ impl ValueStats {
     }
 
     fn close(&mut self, u: usize) {
-        let n = self.reads.get(u).copied().unwrap_or(0);
-        match n {
-            0 => self.hist.zero += 1,
-            1 => self.hist.one += 1,
-            2 => self.hist.two += 1,
-            _ => self.hist.more_than_two += 1,
-        }
+        close(&mut self.hist, &self.reads, u);
     }
 
     /// Adds one warp's stream.
@@ -199,6 +244,9 @@ impl ValueStats {
 
     /// Counts the instructions of `warp`, numbered from `now` + 1; returns the last number.
     fn add_instructions(&mut self, program: &Program, warp: &WarpStream, now: u64) -> u64 {
+        if self.heads.at.len() != program.insts.len() + 1 {
+            self.heads = Heads::of(program);
+        }
         let mut now = now;
         let insts = warp.runs().iter().flat_map(|r| (0..r.len).map(move |k| (r.sid.wrapping_add(k), r.executed)));
         for (sid, executed) in insts {
@@ -206,12 +254,11 @@ impl ValueStats {
             if executed == 0 {
                 continue;
             }
-            let Some(s) = program.insts.get(sid as usize) else { continue };
-            let (rf_reads, rf_writes) = (program.rf_reads_of(s), program.rf_writes_of(s));
-            for &u in rf_reads {
+            let (head_reads, head_writes) = self.heads.get(sid);
+            for &u in head_reads {
                 let u = u as usize;
                 let (Some(&def), Some(r)) = (self.def_at.get(u), self.reads.get_mut(u)) else { continue };
-                if def == 0 || !program.value_head.get(u).copied().unwrap_or(false) {
+                if def == 0 {
                     continue;
                 }
                 *r += 1;
@@ -220,14 +267,11 @@ impl ValueStats {
                     *b += 1;
                 }
             }
-            for &u in rf_writes {
+            for &u in head_writes {
                 let ui = u as usize;
-                if !program.value_head.get(ui).copied().unwrap_or(false) {
-                    continue;
-                }
                 match self.def_at.get(ui).copied() {
                     Some(0) => self.touched.push(u),
-                    Some(_) => self.close(ui),
+                    Some(_) => close(&mut self.hist, &self.reads, ui),
                     None => continue,
                 }
                 if let (Some(def), Some(r)) = (self.def_at.get_mut(ui), self.reads.get_mut(ui)) {

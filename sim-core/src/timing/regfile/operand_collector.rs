@@ -111,7 +111,12 @@ impl CollectorPool {
 
     /// Moves the collectors completed since the last call to `out`, in completion order.
     pub fn drain_done(&mut self, out: &mut Vec<CuId>) {
-        out.append(&mut self.done);
+        if out.is_empty() {
+            // The usual case (the SM empties `out` every cycle): trade buffers, copying nothing.
+            core::mem::swap(out, &mut self.done);
+        } else {
+            out.append(&mut self.done);
+        }
     }
 
     /// True while some collector waits for reads or has not been reported.

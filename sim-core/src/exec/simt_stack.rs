@@ -36,15 +36,13 @@ pub struct Entry<M = u32> {
 /// top's lanes) run one after another and meet again at `reconv`. With one non-empty group the
 /// top entry simply moves on.
 pub fn diverge<M: LaneSet>(stack: &mut Vec<Entry<M>>, groups: &[(u32, M)], reconv: u32) {
-    let live: Vec<(u32, M)> = groups.iter().copied().filter(|&(_, m)| m != M::default()).collect();
+    let live = |g: &&(u32, M)| g.1 != M::default();
+    let mut paths = groups.iter().filter(live);
+    let (Some(&(first, _)), more) = (paths.next(), paths.next().is_some()) else { return };
     let Some(top) = stack.last_mut() else { return };
-    match live.as_slice() {
-        [] => return,
-        [(pc, _)] => {
-            top.pc = *pc;
-            return;
-        }
-        _ => {}
+    if !more {
+        top.pc = first;
+        return;
     }
     if top.rpc == reconv {
         // The top entry would pop at `reconv` anyway: the paths replace it.
@@ -53,7 +51,7 @@ pub fn diverge<M: LaneSet>(stack: &mut Vec<Entry<M>>, groups: &[(u32, M)], recon
         top.pc = reconv;
     }
     // The first group runs first: push it last.
-    for &(pc, mask) in live.iter().rev() {
+    for &(pc, mask) in groups.iter().rev().filter(live) {
         stack.push(Entry { pc, rpc: reconv, mask });
     }
 }

@@ -114,7 +114,7 @@ fn value_statistics_count_reads_and_distances() {
     let (program, cta) = straight_line(CHAIN, 1);
     let mut stats = ValueStats::new(&program);
     for w in &cta.warps {
-        stats.add_warp(&program, w);
+        stats.add_warp(w);
     }
     let r = stats.report();
     // %f1 read twice (distances 1 and 2), %f2 once (distance 1), %f3 never.
@@ -153,7 +153,7 @@ fn the_feed_pulls_ahead_in_batches_but_counts_and_fails_only_what_is_asked_for()
         let mut v = ValueStats::new(&program);
         for _ in 0..k {
             for w in &cta.warps {
-                v.add_warp(&program, w);
+                v.add_warp(w);
             }
         }
         v.report()

@@ -51,6 +51,16 @@ impl ReadsPerValue {
         self.zero + self.one + self.two + self.more_than_two
     }
 
+    /// Counts a value read `reads` times (it was overwritten, or its warp ended).
+    fn count(&mut self, reads: u32) {
+        match reads {
+            0 => self.zero += 1,
+            1 => self.one += 1,
+            2 => self.two += 1,
+            _ => self.more_than_two += 1,
+        }
+    }
+
     /// Adds another histogram.
     pub fn merge(&mut self, o: &ReadsPerValue) {
         self.zero += o.zero;
@@ -87,16 +97,6 @@ impl ValueReport {
     /// The histogram of reads per value.
     pub fn reading_counts(&self) -> ReadsPerValue {
         self.reads_per_value
-    }
-}
-
-/// Value `u` is overwritten or its warp ended: counted by its reads in `reads`.
-fn close(hist: &mut ReadsPerValue, reads: &[u32], u: usize) {
-    match reads.get(u).copied().unwrap_or(0) {
-        0 => hist.zero += 1,
-        1 => hist.one += 1,
-        2 => hist.two += 1,
-        _ => hist.more_than_two += 1,
     }
 }
 
@@ -139,7 +139,7 @@ impl Heads {
     fn of(program: &Program) -> Heads {
         let n = program.insts.len();
         let mut h = Heads { at: Vec::with_capacity(n + 1), reads: Vec::with_capacity(n), units: Vec::new() };
-        let counted = |u: &&u32| u < &&program.units && program.value_head.get(**u as usize).copied().unwrap_or(false);
+        let counted = |u: &&u32| **u < program.units && program.value_head.get(**u as usize).copied().unwrap_or(false);
         for st in &program.insts {
             h.at.push(h.units.len() as u32);
             let before = h.units.len();
@@ -203,20 +203,16 @@ impl ValueStats {
         }
     }
 
-    fn close(&mut self, u: usize) {
-        close(&mut self.hist, &self.reads, u);
-    }
-
     /// Adds one warp's stream.
-    pub fn add_warp(&mut self, program: &Program, warp: &WarpStream) {
+    pub fn add_warp(&mut self, warp: &WarpStream) {
         self.add_lane_values(warp);
-        self.add_instructions(program, warp, 0);
+        self.add_instructions(warp, 0);
         self.close_warp();
     }
 
     /// Adds a piece of a warp's stream that arrives in pieces: `state` carries the warp's open
     /// values from one piece to the next; `last`: the warp ends with this piece.
-    pub fn add_piece(&mut self, program: &Program, piece: &WarpStream, state: &mut PieceState, last: bool) {
+    pub fn add_piece(&mut self, piece: &WarpStream, state: &mut PieceState, last: bool) {
         for &(u, def, reads) in &state.open {
             if let (Some(d), Some(r)) = (self.def_at.get_mut(u as usize), self.reads.get_mut(u as usize)) {
                 *d = def;
@@ -226,7 +222,7 @@ impl ValueStats {
         }
         state.open.clear();
         self.add_lane_values(piece);
-        state.now = self.add_instructions(program, piece, state.now);
+        state.now = self.add_instructions(piece, state.now);
         if last {
             self.close_warp();
             return;
@@ -243,10 +239,7 @@ impl ValueStats {
     }
 
     /// Counts the instructions of `warp`, numbered from `now` + 1; returns the last number.
-    fn add_instructions(&mut self, program: &Program, warp: &WarpStream, now: u64) -> u64 {
-        if self.heads.at.len() != program.insts.len() + 1 {
-            self.heads = Heads::of(program);
-        }
+    fn add_instructions(&mut self, warp: &WarpStream, now: u64) -> u64 {
         let mut now = now;
         let insts = warp.runs().iter().flat_map(|r| (0..r.len).map(move |k| (r.sid.wrapping_add(k), r.executed)));
         for (sid, executed) in insts {
@@ -271,7 +264,7 @@ impl ValueStats {
                 let ui = u as usize;
                 match self.def_at.get(ui).copied() {
                     Some(0) => self.touched.push(u),
-                    Some(_) => close(&mut self.hist, &self.reads, ui),
+                    Some(_) => self.hist.count(self.reads.get(ui).copied().unwrap_or(0)),
                     None => continue,
                 }
                 if let (Some(def), Some(r)) = (self.def_at.get_mut(ui), self.reads.get_mut(ui)) {
@@ -287,7 +280,7 @@ impl ValueStats {
     fn close_warp(&mut self) {
         let touched = core::mem::take(&mut self.touched);
         for &u in &touched {
-            self.close(u as usize);
+            self.hist.count(self.reads.get(u as usize).copied().unwrap_or(0));
             if let (Some(def), Some(r)) = (self.def_at.get_mut(u as usize), self.reads.get_mut(u as usize)) {
                 *def = 0;
                 *r = 0;

@@ -117,7 +117,7 @@ impl Feed {
             let mut st = self.store.borrow_mut();
             match &cta.more {
                 Some(m) => st.opened(self.counted, &cta.warps, &m.done),
-                None => cta.warps.iter().for_each(|w| st.values.add_warp(program, w)),
+                None => cta.warps.iter().for_each(|w| st.values.add_warp(w)),
             }
             if let Some(work) = &mut self.work {
                 work.push(if cta.more.is_some() { u64::MAX } else { cta.warp_instructions() });

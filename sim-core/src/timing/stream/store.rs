@@ -168,7 +168,7 @@ impl Store {
         for (i, w) in first.iter().enumerate() {
             let last = done.get(i).copied().unwrap_or(true);
             let mut p = WarpPieces { first: 1, next: alloc::vec![1; runs], last, ..WarpPieces::default() };
-            self.values.add_piece(&self.program, w, &mut p.values, last);
+            self.values.add_piece(w, &mut p.values, last);
             warps.push(p);
         }
         self.open.insert(cta, warps);
@@ -218,7 +218,7 @@ impl Store {
                 self.failed = Some(SourceError::Stream(alloc::format!("CTA {cta} warp {}: {e}", piece.warp)));
                 return;
             }
-            self.values.add_piece(&self.program, &piece.stream, &mut p.values, piece.last);
+            self.values.add_piece(&piece.stream, &mut p.values, piece.last);
             p.last = piece.last;
             if piece.stream.held() > 0 {
                 self.held += piece.stream.held();

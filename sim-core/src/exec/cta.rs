@@ -86,6 +86,7 @@ impl CtaExec {
             .map(|i| {
                 let mut w = Warp::new(i, env.ntid, regs, preds);
                 w.rounding.clone_from(&prog.rounding);
+                w.exactness.clone_from(&prog.exactness);
                 if frame > 0 {
                     let _ = w.local.ensure(frame as usize);
                 }
@@ -114,6 +115,16 @@ impl CtaExec {
                     })
                     .collect()
             }),
+        }
+    }
+
+    /// Folds every warp's exactness record into `into` (per register slot, the least index:
+    /// what every warp's writes allow) — precision tuning ([`super::run::Run::track_exactness`]).
+    pub fn fold_exactness(&self, into: &mut [u8]) {
+        for w in &self.warps {
+            for (k, &mine) in into.iter_mut().zip(&w.exactness) {
+                *k = (*k).min(mine);
+            }
         }
     }
 

@@ -105,21 +105,98 @@ impl FloatFormat {
     }
 }
 
+/// Index in [`FORMATS`] of the narrowest format in which the FP32 value of bit pattern `x` is
+/// exact, so that [`FloatFormat::round`] to it and every wider one gives `x` back: NaN, the
+/// infinities and zero in all; a subnormal (flushed by every narrower format) in none but FP32;
+/// a normal value in those whose mantissa keeps its lowest set bit and whose exponent range
+/// holds its exponent.
+fn exact_down_to(x: u32) -> u8 {
+    let (exp, frac) = ((x >> 23) & 0xff, x & 0x7f_ffff);
+    if exp == 0xff || x & 0x7fff_ffff == 0 {
+        return (FORMATS.len() - 1) as u8;
+    }
+    if exp == 0 {
+        return 0;
+    }
+    let e = exp as i32 - 127;
+    let low_zeros = frac.trailing_zeros().min(23);
+    let mut k = 0u8;
+    for (i, f) in FORMATS.iter().enumerate().skip(1) {
+        if 23 - u32::from(f.mantissa) > low_zeros || e > f.bias() || e < 1 - f.bias() {
+            break;
+        }
+        k = i as u8;
+    }
+    k
+}
+
+/// The non-predicate registers of `f` with their register slots (the decoder's numbering:
+/// declaration order), each with its type.
+fn register_slots(f: &Function) -> impl Iterator<Item = (usize, crate::ir::Handle<crate::ir::Reg>, Type)> + '_ {
+    let regs = f.body.iter().flat_map(|b| b.regs.iter());
+    regs.filter(|(_, r)| r.ty != Type::Pred).enumerate().map(|(slot, (h, r))| (slot, h, r.ty))
+}
+
 /// Per register slot of function `f` (raw handle `func`): the format bits `formats` gives its
 /// register (0: none); empty if none is named. Slots number the non-predicate registers in
 /// declaration order, as the decoder does.
 pub fn rounding_slots(func: u32, f: &Function, formats: &BTreeMap<(u32, u32), u8>) -> Vec<u8> {
-    let Some(body) = &f.body else { return Vec::new() };
-    let slots: Vec<u8> = body
-        .regs
-        .iter()
-        .filter(|(_, r)| r.ty != Type::Pred)
-        .map(|(h, r)| if r.ty == Type::F32 { formats.get(&(func, h.raw())).copied().unwrap_or(0) } else { 0 })
+    let slots: Vec<u8> = register_slots(f)
+        .map(|(_, h, ty)| if ty == Type::F32 { formats.get(&(func, h.raw())).copied().unwrap_or(0) } else { 0 })
         .collect();
     if slots.iter().all(|&b| b == 0 || b >= 32) {
         return Vec::new();
     }
     slots
+}
+
+/// Per register slot of function `f` (raw handle `func`): where precision tuning's exactness
+/// record of a run starts ([`Warp::note_exactness`]) — the narrowest format's index for the
+/// `.f32` registers in `tracked`, 0 (not recorded) for the others; empty if none is tracked.
+pub fn exactness_slots(func: u32, f: &Function, tracked: &[(u32, u32)]) -> Vec<u8> {
+    let narrowest = (FORMATS.len() - 1) as u8;
+    let slots: Vec<u8> = register_slots(f)
+        .map(|(_, h, ty)| u8::from(ty == Type::F32 && tracked.contains(&(func, h.raw()))) * narrowest)
+        .collect();
+    if slots.iter().all(|&k| k == 0) {
+        return Vec::new();
+    }
+    slots
+}
+
+/// The exactness record `slots` of function `f` (raw handle `func`) as (function, register) →
+/// total bits of the narrowest format every write of the run left unchanged, for the tracked
+/// registers ([`exactness_slots`]).
+pub fn exactness_by_register(func: u32, f: &Function, slots: &[u8], tracked: &[(u32, u32)]) -> Vec<((u32, u32), u8)> {
+    register_slots(f)
+        .filter(|(_, h, ty)| *ty == Type::F32 && tracked.contains(&(func, h.raw())))
+        .filter_map(|(slot, h, _)| {
+            let k = *slots.get(slot)?;
+            Some(((func, h.raw()), FORMATS.get(usize::from(k))?.bits))
+        })
+        .collect()
+}
+
+/// The narrowest index `k` at most `upto` for which a run writing `v` rounded to each format
+/// from `current`'s (`None`: FP32) down to `FORMATS[k]` would store the same value as it does
+/// now (under register mask `m`); at least `current`'s own index.
+fn kept_down_to(current: Option<(usize, FloatFormat)>, v: u64, m: u64, upto: u8) -> u8 {
+    let Some((j, c)) = current else {
+        // Unrounded: the stored value is `v & m`, a narrower format's `round_bits(v) & m`.
+        if (v & m) >> 32 != 0 {
+            return 0;
+        }
+        return exact_down_to(v as u32).min(upto);
+    };
+    let stored = c.round_bits(v) & m;
+    let mut k = j as u8;
+    for (i, f) in FORMATS.iter().enumerate().take(usize::from(upto) + 1).skip(j + 1) {
+        if f.round_bits(v) & m != stored {
+            break;
+        }
+        k = i as u8;
+    }
+    k
 }
 
 impl Warp {
@@ -144,6 +221,39 @@ impl Warp {
         Some(out)
     }
 
+    /// Precision tuning's exactness record ([`Warp::exactness`]) for a write of `vals` (before
+    /// rounding) to `d` in the lanes of `mask`: a tracked register of the kernel's frame keeps the
+    /// narrowest format index whose rounding would have stored every value it was written so far
+    /// unchanged — a trial of that format, or of any between, repeats this run exactly.
+    pub(crate) fn note_exactness(&mut self, d: Dst, vals: &Lanes, mask: u32) {
+        let lanes = vals.iter().enumerate().filter(|&(l, _)| mask >> l & 1 == 1).map(|(_, &v)| v);
+        self.note_exactness_of(d, lanes);
+    }
+
+    /// [`Warp::note_exactness`] for a write of one lane's value `v`.
+    pub(crate) fn note_exactness_lane(&mut self, d: Dst, v: u64) {
+        self.note_exactness_of(d, core::iter::once(v));
+    }
+
+    fn note_exactness_of(&mut self, d: Dst, values: impl Iterator<Item = u64>) {
+        let Dst::Reg(r, m) = d else { return };
+        if self.frames.len() != 1 {
+            return;
+        }
+        let Some(&upto) = self.exactness.get(r as usize).filter(|&&k| k > 0) else { return };
+        let current = self.rounding_of(d).and_then(|f| Some((FORMATS.iter().position(|x| *x == f)?, f)));
+        let mut k = upto;
+        for v in values {
+            k = kept_down_to(current, v, m, k);
+            if k == 0 {
+                break;
+            }
+        }
+        if let Some(slot) = self.exactness.get_mut(r as usize) {
+            *slot = k;
+        }
+    }
+
     /// One lane's value `v` rounded for a write to `d`.
     pub(crate) fn rounded_lane(&self, d: Dst, v: u64) -> u64 {
         self.rounding_of(d).map_or(v, |f| f.round_bits(v))
@@ -157,7 +267,7 @@ fn libm_exp2(e: i32) -> f32 {
 
 #[cfg(test)]
 mod tests {
-    use super::{libm_exp2, FloatFormat, FORMATS};
+    use super::{exact_down_to, kept_down_to, libm_exp2, FloatFormat, FORMATS};
     use alloc::vec;
     use alloc::vec::Vec;
 
@@ -239,5 +349,63 @@ mod tests {
         }
         let chain: Vec<u8> = core::iter::successors(Some(f), |g| g.narrower()).map(|g| g.bits).collect();
         assert_eq!(chain, vec![32, 28, 24, 20, 16, 12, 8]);
+    }
+
+    /// Bit patterns around every format's edges (its smallest and largest normal, the rounding
+    /// boundaries of its mantissa, ties, FP32 subnormals, zeros, infinities, NaNs) and a spread
+    /// of others.
+    fn patterns() -> Vec<u32> {
+        let mut out = vec![0, 0x8000_0000, 0x7f80_0000, 0xff80_0000, 0x7fc0_0001, 1, 0x0040_0000, 0x0080_0000];
+        for f in FORMATS {
+            for x in
+                [f.min_normal(), f.max_normal(), 1.0 + libm_exp2(-i32::from(f.mantissa)), 16.5, 2.0f32.powi(23) + 1.0]
+            {
+                for d in -3i64..=3 {
+                    let b = (i64::from(x.to_bits()) + d) as u32;
+                    out.extend([b, b | 0x8000_0000]);
+                }
+            }
+        }
+        let mut z = 0x1234_5678u32;
+        for _ in 0..4000 {
+            z ^= z << 13;
+            z ^= z >> 17;
+            z ^= z << 5;
+            // Few low fraction bits set, so narrow formats keep some of them exactly.
+            out.extend([z, z & !0x0000_ffff, z & !0x003f_ffff]);
+        }
+        out
+    }
+
+    /// The index `exact_down_to` gives is the last of the formats, widest first, whose `round`
+    /// gives the bits back unchanged, and every wider one does too.
+    #[test]
+    fn exactness_is_the_last_format_that_rounds_to_the_same_bits() {
+        for x in patterns() {
+            let same = |f: &FloatFormat| f.round(f32::from_bits(x)).to_bits() == x;
+            let brute = FORMATS.iter().take_while(|f| same(f)).count() - 1;
+            assert_eq!(usize::from(exact_down_to(x)), brute, "{x:#010x}");
+        }
+    }
+
+    /// For a register already rounded to format `j`, the index `kept_down_to` gives is the last
+    /// before the first narrower format whose rounding of the raw value stores other bits than
+    /// format `j` does — checked from every `j`, under a 32-bit register mask and with bits above
+    /// it, and capped by `upto`.
+    #[test]
+    fn kept_formats_store_what_the_run_stored() {
+        let m = u64::from(u32::MAX);
+        for x in patterns() {
+            let v = u64::from(x);
+            assert_eq!(kept_down_to(None, v, m, 6), exact_down_to(x));
+            assert_eq!(kept_down_to(None, v, m, 2), exact_down_to(x).min(2));
+            // A 64-bit register slot holding more than a float: only FP32 keeps it.
+            assert_eq!(kept_down_to(None, v | 1 << 40, u64::MAX, 6), 0);
+            for (j, c) in FORMATS.iter().enumerate().skip(1) {
+                let stored = c.round_bits(v) & m;
+                let brute = FORMATS.iter().skip(j + 1).take_while(|f| f.round_bits(v) & m == stored).count() + j;
+                assert_eq!(usize::from(kept_down_to(Some((j, *c)), v, m, 6)), brute, "{x:#010x} from {j}");
+            }
+        }
     }
 }

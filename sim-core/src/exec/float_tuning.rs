@@ -9,9 +9,21 @@
 //! ```
 //!
 //! Each trial runs with every choice accepted so far plus the one being tried, so the last
-//! accepted trial is the whole combination, verified (nothing to back off). The search stops at
-//! `max_runs` functional runs, keeping what it verified. **A**: registers are visited in
+//! accepted trial is the whole combination, verified (nothing to back off). After `max_runs`
+//! functional runs the search makes only the trials it can prove (below), keeping what it
+//! verified. **A**: registers are visited in
 //! descending dynamic write count (warp-instructions writing them), ties by declaration order.
+//!
+//! A trial needs no run when it would repeat the last accepted run exactly: every run records,
+//! for each register still to be visited, the narrowest format whose rounding would have stored
+//! every value the register was written unchanged ([`super::run::Run::track_exactness`]). A
+//! trial lowering the register no further than that stores the same values, so every later
+//! instruction, branch and output is the same: it is accepted as proved, with the accepted
+//! run's deviation, and counted in [`TuningResult::proved`], not in the runs.
+//!
+//! ```text
+//! %f1 holds 0.5, 1.5, 2.0, … (exact at 12 bits, not at 8): 28, 24, 20, 16, 12 proved; 8 run
+//! ```
 
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
@@ -44,7 +56,8 @@ pub struct TuningResult {
     pub formats: BTreeMap<(u32, u32), u8>,
     /// Functional runs made, the reference run included.
     pub runs: u32,
-    /// The search stopped at the run cap.
+    /// The run cap left out a trial that needed a run (the search went on with the trials it
+    /// could prove without one).
     pub capped: bool,
     /// Max relative deviation of the accepted combination (0 when none was lowered).
     pub deviation: f64,
@@ -54,17 +67,28 @@ pub struct TuningResult {
     pub faulted: u32,
     /// Registers visited (written `.f32` registers of the kernels).
     pub candidates: u32,
+    /// Trials accepted without a functional run: the last accepted run's every write of the
+    /// register is stored unchanged by the trial's format, so the trial would repeat that run.
+    pub proved: u32,
 }
 
-/// Outputs of one run of `module` on `setup` with `formats` applied.
+/// Per (function, register): the total bits of the narrowest format that would store every
+/// write of a run unchanged ([`super::run::Run::exactness`]).
+type Exactness = BTreeMap<(u32, u32), u8>;
+
+/// Outputs of one run of `module` on `setup` with `formats` applied, and its exactness record
+/// of the registers `tracked`.
 fn outputs(
     module: &Module,
     setup: &LaunchSetup,
     formats: &BTreeMap<(u32, u32), u8>,
-) -> Result<BTreeMap<usize, Vec<Value>>, ExecError> {
+    tracked: &[(u32, u32)],
+) -> Result<(Outputs, Exactness), ExecError> {
     let mut run = Run::new(module, setup, RunOptions::default())?;
     run.round_float_registers(module, formats);
-    Ok(observed(run.run_to_end()?))
+    run.track_exactness(module, tracked);
+    let result = run.run_to_end()?;
+    Ok((observed(result), run.exactness(module, tracked)))
 }
 
 /// What the search compares of a run: every output buffer, and for an output pointer table the
@@ -133,11 +157,33 @@ pub fn exact_match(reference: &BTreeMap<usize, Vec<Value>>, got: &BTreeMap<usize
             .all(|(k, r)| got.get(k).is_some_and(|g| g.len() == r.len() && r.iter().zip(g).all(|(a, b)| same(a, b))))
 }
 
-/// Written `.f32` registers of the kernels, by descending dynamic write count (then by
-/// function and declaration order), from a traced reference run; with its outputs.
-fn candidates(module: &Module, setup: &LaunchSetup) -> Result<(Vec<(u32, u32)>, Outputs), ExecError> {
+/// The `.f32` registers of the kernels (function and register raw handles).
+fn float_registers(module: &Module) -> Vec<(u32, u32)> {
+    let mut out = Vec::new();
+    for (h, f) in module.functions.iter() {
+        let Some(body) = &f.body else { continue };
+        out.extend(body.regs.iter().filter(|(_, r)| r.ty == Type::F32).map(|(r, _)| (h.raw(), r.raw())));
+    }
+    out
+}
+
+/// What the reference run gives the search.
+struct Reference {
+    /// Written `.f32` registers of the kernels, by descending dynamic write count (then by
+    /// function and declaration order).
+    order: Vec<(u32, u32)>,
+    /// Its outputs.
+    outputs: Outputs,
+    /// Its exactness record of every `.f32` register.
+    exact: Exactness,
+}
+
+/// The traced reference run ([`Reference`]).
+fn candidates(module: &Module, setup: &LaunchSetup) -> Result<Reference, ExecError> {
     let trace = TraceOptions { enabled: true, ..TraceOptions::default() };
     let mut run = Run::new(module, setup, RunOptions { trace, ..RunOptions::default() })?;
+    let floats = float_registers(module);
+    run.track_exactness(module, &floats);
     let mut counts: BTreeMap<(u32, u32), u64> = BTreeMap::new();
     while let Some(cta) = run.next_cta()? {
         let Some(&kernel) = cta.functions.first() else { continue };
@@ -152,9 +198,10 @@ fn candidates(module: &Module, setup: &LaunchSetup) -> Result<(Vec<(u32, u32)>, 
         }
     }
     let reference = run.result().map(observed).unwrap_or_default();
+    let exact = run.exactness(module, &floats);
     let mut order: Vec<((u32, u32), u64)> = counts.into_iter().collect();
     crate::sorting::sort_by(&mut order, |a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    Ok((order.into_iter().map(|(k, _)| k).collect(), reference))
+    Ok(Reference { order: order.into_iter().map(|(k, _)| k).collect(), outputs: reference, exact })
 }
 
 /// Where a search stands: `run` functional runs made, of at most `of` (the run cap, or one
@@ -187,7 +234,7 @@ pub fn tune_with_progress(
     progress: &mut dyn FnMut(TuningStep),
 ) -> Result<TuningResult, ExecError> {
     progress(TuningStep { run: 0, of: max_runs });
-    let (regs, reference) = candidates(module, setup)?;
+    let Reference { order: regs, outputs: reference, mut exact } = candidates(module, setup)?;
     let full = FloatFormat { bits: 32, exponent: 8, mantissa: 23 };
     let steps = core::iter::successors(full.narrower(), |f| f.narrower()).count();
     let of = max_runs.min(u32::try_from(1 + steps * regs.len()).unwrap_or(u32::MAX));
@@ -202,19 +249,29 @@ pub fn tune_with_progress(
             }
         }
     };
-    'regs: for reg in regs {
+    for (visit, &reg) in regs.iter().enumerate() {
         let mut current = FloatFormat { bits: 32, exponent: 8, mantissa: 23 };
         while let Some(next) = current.narrower() {
+            if exact.get(&reg).is_some_and(|&bits| bits <= next.bits) {
+                // The trial would store what the accepted run stored: the same run.
+                res.formats.insert(reg, next.bits);
+                res.proved += 1;
+                current = next;
+                continue;
+            }
             if res.runs >= max_runs {
+                // No run left for this trial; later registers may still take proved ones.
                 res.capped = true;
-                break 'regs;
+                break;
             }
             let mut trial = res.formats.clone();
             trial.insert(reg, next.bits);
-            let got = outputs(module, setup, &trial);
+            // The registers visited before this one keep their formats: only the rest are
+            // recorded.
+            let got = outputs(module, setup, &trial, regs.get(visit..).unwrap_or_default());
             res.runs += 1;
             progress(TuningStep { run: res.runs, of });
-            let Ok(got) = got else {
+            let Ok((got, got_exact)) = got else {
                 res.faulted += 1;
                 break;
             };
@@ -224,6 +281,7 @@ pub fn tune_with_progress(
             }
             res.formats = trial;
             res.deviation = d;
+            exact = got_exact;
             current = next;
         }
     }
@@ -261,10 +319,13 @@ mod tests {
     }
 
     /// Hand-worked: every register is written once per warp (a tie: declaration order %f1, %f2,
-    /// %f3). %f1 = tid ∈ 0 … 31 needs 4 fraction bits and exponent 4: 28 … 12 bits keep it, 8
-    /// bits (3/4, max 15.5) overflow → Inf → out differs: %f1 stays at 12 after 6 trials. %f2 =
-    /// 0 … 15.5 in halves: exact down to 8 bits (max 15.5): 6 trials. %f3 = 1 … 16.5: 16.5 needs 5
-    /// fraction bits and exponent 4: 12 bits, not 8 → 6 trials. Runs 1 + 18 = 19.
+    /// %f3). The reference run's exactness record: %f1 = tid ∈ 0 … 31 needs 4 fraction bits and
+    /// exponent 4, exact down to 12 bits (8 bits, 3/4, max 15.5, would overflow); %f2 = 0 … 15.5
+    /// in halves, exact down to 8; %f3 = 1 … 16.5 (16.5 needs 5 fraction bits), down to 12.
+    /// %f1: 28, 24, 20, 16, 12 proved, 8 run → Inf → out differs: stays at 12 (run 2). %f2: all
+    /// six proved (the rejected run changed nothing accepted). %f3: 28 … 12 proved, 8 run → out
+    /// differs (run 3). Runs 1 + 1 + 1 = 3, proved 5 + 6 + 5 = 16 — the 19 trials of a search that
+    /// runs every one, and the same formats.
     #[test]
     fn greedy_search_finds_the_narrowest_exact_formats() {
         let Some((module, setup)) = inputs(KERNEL, LAUNCH) else { return };
@@ -283,17 +344,20 @@ mod tests {
                 })
                 .collect();
             assert_eq!(named, BTreeMap::from([("%f1", 12), ("%f2", 8), ("%f3", 12)]), "{metric:?}");
-            assert_eq!((r.runs, r.capped, r.candidates, r.deviation), (19, false, 3, 0.0));
+            assert_eq!((r.runs, r.proved, r.capped, r.candidates, r.deviation), (3, 16, false, 3, 0.0));
         }
-        // A cap of 4 runs: the reference and %f1's 28, 24, 20 → capped with %f1 at 20.
-        let capped = tune(&module, &setup, QualityMetric::Exact, 4);
-        assert!(capped.as_ref().is_ok_and(|r| r.capped && r.runs == 4 && r.formats.values().eq([20u8].iter())));
+        // A cap of 1 run (the reference): %f1's 8-bit and %f3's 8-bit trials are left out, every
+        // proved trial is still taken → the same formats, capped.
+        let capped = tune(&module, &setup, QualityMetric::Exact, 1);
+        assert!(capped.is_ok(), "{capped:?}");
+        let Ok(capped) = capped else { return };
+        assert_eq!((sorted_bits(&capped), capped.runs, capped.proved, capped.capped), (vec![8, 12, 12], 1, 16, true));
     }
 
     /// The same kernel writing through a pointer table (`float **out`, Rodinia IMGVF's way): the
     /// search judges the buffer behind the table, not the table's addresses (which never
     /// change: judged alone, every register would pass at 8 bits). Same registers, same
-    /// hand-worked formats and runs as above.
+    /// hand-worked formats, runs and proved trials as above.
     #[test]
     fn pointer_table_outputs_are_judged_by_their_buffers() {
         let kernel = KERNEL
@@ -304,18 +368,18 @@ mod tests {
         let r = tune(&module, &setup, QualityMetric::Exact, 64);
         assert!(r.is_ok(), "{r:?}");
         let Ok(r) = r else { return };
-        assert_eq!((sorted_bits(&r), r.runs), (vec![8, 12, 12], 19));
+        assert_eq!((sorted_bits(&r), r.runs, r.proved), (vec![8, 12, 12], 3, 16));
     }
 
     /// A narrower format that moves an address out of bounds rejects the trial, it does not end
     /// the search. `out[(tid + 2^23) − 2^23] = tid`: hand-worked, in declaration order (each
-    /// register is written once per warp). %f1 = tid as in the kernel above: 28 … 12 bits keep
-    /// it; at 8 bits (max 15.5) tid ≥ 16 become Inf, so %f3 = Inf, `cvt.rzi.u32` saturates to
-    /// 2^32 − 1 and the store faults far past the buffer: 6 trials, 1 faulted, %f1 at 12. %f2 =
-    /// 2^23 + tid: at 28 bits (19 fraction bits) it rounds to a multiple of 16, so the stores go
-    /// to 0, 16 and 32 — wrong outputs (out[32] lies in the buffer's allocation slack, no fault):
-    /// rejected at the first trial. %f3 = tid again: as %f1, 6 trials, 1 faulted. Runs
-    /// 1 + 6 + 1 + 6 = 14, 2 faulted.
+    /// register is written once per warp). %f1 = tid as in the kernel above: exact down to 12
+    /// bits, so 28 … 12 are proved; at 8 bits (max 15.5) tid ≥ 16 become Inf, so %f3 = Inf,
+    /// `cvt.rzi.u32` saturates to 2^32 − 1 and the store faults far past the buffer: run 2,
+    /// faulted, %f1 at 12. %f2 = 2^23 + tid needs all 23 fraction bits (no trial proved): at 28
+    /// bits (19 fraction bits) it rounds to a multiple of 16, so the stores go to 0, 16 and 32 —
+    /// wrong outputs (out[32] lies in the buffer's allocation slack, no fault): rejected, run 3.
+    /// %f3 = tid again: 28 … 12 proved, 8 faults as %f1's (run 4). Runs 4, 2 faulted, 10 proved.
     #[test]
     fn a_trial_that_faults_is_rejected_and_the_search_goes_on() {
         let kernel = ".version 7.0\n.target sm_20\n.address_size 64\n\
@@ -328,9 +392,10 @@ mod tests {
         let r = tune(&module, &setup, QualityMetric::Exact, 64);
         assert!(r.is_ok(), "{r:?}");
         let Ok(r) = r else { return };
-        assert_eq!((sorted_bits(&r), r.runs, r.faulted, r.deviation), (vec![12, 12], 14, 2, 0.0));
-        // Stopped after %f1's trials, the one fault is already there.
-        assert_eq!(tune(&module, &setup, QualityMetric::Exact, 7).map(|r| (r.runs, r.faulted)), Ok((7, 1)));
+        assert_eq!((sorted_bits(&r), r.runs, r.faulted, r.proved, r.deviation), (vec![12, 12], 4, 2, 10, 0.0));
+        // Capped after %f1's faulting trial: %f2's run is left out, %f3 still proved to 12.
+        let capped = tune(&module, &setup, QualityMetric::Exact, 2).map(|r| (sorted_bits(&r), r.runs, r.faulted));
+        assert_eq!(capped, Ok((vec![12, 12], 2, 1)));
     }
 
     /// Relative deviation: 1 → 1.1 is 10 %; a zero that changes, or a NaN that appears, is

@@ -158,4 +158,7 @@ pub struct Program {
     /// Per register slot of the kernel: reduced float format bits its writes are rounded to
     /// (0: none; empty: no rounding) — precision tuning ([`super::float_formats`]).
     pub rounding: Vec<u8>,
+    /// Per register slot of the kernel: where each warp's exactness record starts (empty: none
+    /// kept) — precision tuning ([`super::float_formats::exactness_slots`]).
+    pub exactness: Vec<u8>,
 }

@@ -133,6 +133,9 @@ pub struct Run {
     finished: Option<Result<(), ExecError>>,
     ctas_started: u64,
     notices: Notices,
+    /// Precision tuning's exactness record per kernel, folded from every finished CTA
+    /// ([`Run::track_exactness`]; empty when not asked).
+    exactness: BTreeMap<Handle<Function>, Vec<u8>>,
 }
 
 impl Run {
@@ -177,6 +180,7 @@ impl Run {
             finished: None,
             ctas_started: 0,
             notices: Notices::default(),
+            exactness: BTreeMap::new(),
         })
     }
 
@@ -189,6 +193,35 @@ impl Run {
                 prog.rounding = super::float_formats::rounding_slots(h.raw(), f, formats);
             }
         }
+    }
+
+    /// Records, for the `.f32` registers `tracked` (per (kernel, register)), the narrowest float
+    /// format whose rounding of each register's writes would have left every stored value as
+    /// this run stores it ([`Run::exactness`]): a precision-tuning trial that lowers only such a
+    /// register that far would repeat this run exactly ([`super::float_tuning`]). Call before
+    /// the first step; kept through [`Run::step`], [`Run::run_to_end`] and [`Run::next_cta`].
+    pub fn track_exactness(&mut self, module: &Module, tracked: &[(u32, u32)]) {
+        for (h, prog) in &mut self.programs {
+            if let Some(f) = module.functions.get(*h) {
+                prog.exactness = super::float_formats::exactness_slots(h.raw(), f, tracked);
+                if !prog.exactness.is_empty() {
+                    self.exactness.insert(*h, prog.exactness.clone());
+                }
+            }
+        }
+    }
+
+    /// The exactness record of the CTAs finished so far ([`Run::track_exactness`]): per tracked
+    /// (kernel, register), the total bits of the narrowest format that would have stored its
+    /// every write unchanged (32: none narrower).
+    pub fn exactness(&self, module: &Module, tracked: &[(u32, u32)]) -> BTreeMap<(u32, u32), u8> {
+        let mut out = BTreeMap::new();
+        for (h, slots) in &self.exactness {
+            if let Some(f) = module.functions.get(*h) {
+                out.extend(super::float_formats::exactness_by_register(h.raw(), f, slots, tracked));
+            }
+        }
+        out
     }
 
     /// What the run has to tell its user so far (divisions by zero, …).
@@ -285,6 +318,9 @@ impl Run {
                 }
             }
             let Some(step) = self.plan.steps.get(self.step_index) else { return Ok(true) };
+            if let Some(slots) = self.exactness.get_mut(&step.kernel) {
+                cta.fold_exactness(slots);
+            }
             let Some(prog) = self.programs.get(&step.kernel) else { return Ok(true) };
             let launch = self.launches.len().saturating_sub(1) as u32;
             if let Some(t) = cta.into_trace(launch, step.name.clone(), prog) {

@@ -88,6 +88,11 @@ pub struct Warp {
     /// writes are rounded to (0: none); empty unless precision tuning asks
     /// ([`super::float_formats`]).
     pub rounding: Vec<u8>,
+    /// Per register slot of the kernel's frame: precision tuning's exactness record (the
+    /// narrowest [`super::float_formats::FORMATS`] index whose rounding would have stored every
+    /// value written so far unchanged; 0: not recorded); empty unless the search asks
+    /// ([`super::run::Run::track_exactness`]).
+    pub exactness: Vec<u8>,
 }
 
 impl Warp {
@@ -128,6 +133,7 @@ impl Warp {
             index,
             executed: 0,
             rounding: Vec::new(),
+            exactness: Vec::new(),
         }
     }
 
@@ -239,6 +245,9 @@ impl Warp {
 
     /// Writes `vals` to `d` in the lanes of `mask`.
     pub fn write(&mut self, d: Dst, vals: &Lanes, mask: u32) {
+        if !self.exactness.is_empty() {
+            self.note_exactness(d, vals, mask);
+        }
         let rounded = if self.rounding.is_empty() { None } else { self.rounded(d, vals) };
         let vals = rounded.as_ref().unwrap_or(vals);
         match d {
@@ -271,6 +280,9 @@ impl Warp {
 
     /// Writes one lane of `d`.
     pub fn write_lane(&mut self, d: Dst, lane: usize, v: u64) {
+        if !self.exactness.is_empty() && lane < 32 {
+            self.note_exactness_lane(d, v);
+        }
         let v = if self.rounding.is_empty() { v } else { self.rounded_lane(d, v) };
         match d {
             Dst::Reg(r, m) => {

@@ -146,7 +146,7 @@ pub fn build_program(module: &Module, image: &ModuleImage, kernel: Handle<Functi
             Some(decode_function(module, image, h, func, &shared, &param_layout, &func_index))
         })
         .collect();
-    Program { funcs: code, static_shared, param_layout, param_bytes: at, rounding: Vec::new() }
+    Program { funcs: code, static_shared, param_layout, param_bytes: at, rounding: Vec::new(), exactness: Vec::new() }
 }
 
 fn slots_of(func: &Function) -> (Vec<Slot>, u32, u32) {

@@ -1,7 +1,7 @@
 //! What the `compression` scheme's precision tuning found, as report counters (Angerd et al.,
-//! `SCHEMES.md` §B): the search's functional runs, whether it stopped at its cap, the registers
-//! it visited and lowered, the output quality it reached, and the format chosen for every float
-//! register it lowered. The counters are the run's, not an SM's: the simulation adds them once
+//! `SCHEMES.md` §B): the search's functional runs and the trials it proved without one, whether
+//! it stopped at its cap, the registers it visited and lowered, the output quality it reached,
+//! and the format chosen for every float register it lowered. The counters are the run's, not an SM's: the simulation adds them once
 //! to the summed scheme counters (`SchemeProgram::counters`), so they read the same whatever the
 //! SM count. The search itself, as the scheme's config asks for it, is [`tuning`].
 
@@ -21,7 +21,7 @@ fn counter(name: String, value: u64, unit: &str) -> SchemeCounter {
 }
 
 /// The report counters of tuning result `t` on `module`, in a fixed order: `tuning_runs`,
-/// `tuning_capped`, `tuning_candidates`, `tuning_lowered`, `tuning_deviation_ppm` (the accepted
+/// `tuning_proved` (trials accepted without a run, [`TuningResult::proved`]), `tuning_capped`, `tuning_candidates`, `tuning_lowered`, `tuning_deviation_ppm` (the accepted
 /// combination's max relative output deviation in parts per million, rounded up so a nonzero
 /// loss never reads 0), `tuning_faulted` when some trial's functional run failed (rejected,
 /// [`TuningResult::faulted`]), then one `float_bits:FUNCTION:REG` per lowered register (its
@@ -30,7 +30,12 @@ pub fn tuning_counters(module: &Module, t: &TuningResult) -> Vec<SchemeCounter> 
     let ppm = if t.deviation.is_finite() { libm::ceil(t.deviation.max(0.0) * 1e6) as u64 } else { u64::MAX };
     let mut out = alloc::vec![
         counter(String::from("tuning_runs"), u64::from(t.runs), "functional runs (reference included)"),
-        counter(String::from("tuning_capped"), u64::from(t.capped), "flag (1: stopped at tuning_runs)"),
+        counter(
+            String::from("tuning_proved"),
+            u64::from(t.proved),
+            "trials accepted without a run (the same run proved)"
+        ),
+        counter(String::from("tuning_capped"), u64::from(t.capped), "flag (1: tuning_runs left trials out)"),
         counter(String::from("tuning_candidates"), u64::from(t.candidates), "f32 registers written"),
         counter(String::from("tuning_lowered"), t.formats.len() as u64, "f32 registers below 32 bits"),
         counter(String::from("tuning_deviation_ppm"), ppm, "ppm max relative output deviation"),
@@ -54,10 +59,14 @@ pub fn tuning_counters(module: &Module, t: &TuningResult) -> Vec<SchemeCounter> 
 pub fn tuning_summary(counters: &[SchemeCounter]) -> Option<String> {
     let get = |n: &str| counters.iter().find(|c| c.name == n).map(|c| c.value);
     let runs = get("tuning_runs")?;
-    let capped = if get("tuning_capped") == Some(1) { " (stopped at the cap)" } else { "" };
+    let capped = if get("tuning_capped") == Some(1) { " (the run cap left trials out)" } else { "" };
     let ppm = get("tuning_deviation_ppm").unwrap_or(0);
+    let proved = match get("tuning_proved") {
+        Some(n) if n > 0 => format!(" and {n} trials proved without one"),
+        _ => String::new(),
+    };
     let mut line = format!(
-        "precision tuning: {runs} functional runs{capped}, {} of {} f32 registers lowered, max output deviation {}.{:04} %",
+        "precision tuning: {runs} functional runs{proved}{capped}, {} of {} f32 registers lowered, max output deviation {}.{:04} %",
         get("tuning_lowered").unwrap_or(0),
         get("tuning_candidates").unwrap_or(0),
         ppm / 10_000,
@@ -157,12 +166,14 @@ mod tests {
         let mut formats = BTreeMap::new();
         formats.insert((h.raw(), f3), 16u8);
         formats.insert((h.raw(), f2), 24u8);
-        // 12 runs of a cap of 12: capped; 3 written f32 registers, 2 lowered; deviation
+        // 12 runs of a cap of 12 and 5 trials proved: capped; 3 written f32 registers, 2 lowered; deviation
         // 0.0123 = 12 300 ppm.
-        let t = TuningResult { formats, runs: 12, capped: true, deviation: 0.0123, candidates: 3, faulted: 0 };
+        let t =
+            TuningResult { formats, runs: 12, capped: true, deviation: 0.0123, candidates: 3, faulted: 0, proved: 5 };
         let got: Vec<(String, u64)> = tuning_counters(&module, &t).into_iter().map(|c| (c.name, c.value)).collect();
         let want: Vec<(String, u64)> = [
             ("tuning_runs", 12),
+            ("tuning_proved", 5),
             ("tuning_capped", 1),
             ("tuning_candidates", 3),
             ("tuning_lowered", 2),
@@ -177,14 +188,14 @@ mod tests {
         assert_eq!(got, want);
         let line = tuning_summary(&tuning_counters(&module, &t));
         // 12 300 ppm = 1.2300 %.
-        let want = "precision tuning: 12 functional runs (stopped at the cap), 2 of 3 f32 registers lowered, \
+        let want = "precision tuning: 12 functional runs and 5 trials proved without one (the run cap left trials out), 2 of 3 f32 registers lowered, \
                     max output deviation 1.2300 %; bits: %f2 24, %f3 16";
         assert_eq!(line.as_deref(), Some(want));
         assert_eq!(tuning_summary(&[]), None);
         // Two trials that faulted: one more counter, one more clause.
         let t = TuningResult { faulted: 2, ..t };
         let c = tuning_counters(&module, &t);
-        assert_eq!(c.get(5).map(|c| (c.name.as_str(), c.value)), Some(("tuning_faulted", 2)));
+        assert_eq!(c.get(6).map(|c| (c.name.as_str(), c.value)), Some(("tuning_faulted", 2)));
         let line = tuning_summary(&c).unwrap_or_default();
         assert!(line.contains("; 2 trials rejected (their run failed"), "{line}");
     }
@@ -201,6 +212,6 @@ mod tests {
         let t = TuningResult { runs: 1, ..TuningResult::default() };
         let c = tuning_counters(&module, &t);
         assert_eq!(c.iter().find(|c| c.name == "tuning_deviation_ppm").map(|c| c.value), Some(0));
-        assert_eq!(c.len(), 5, "nothing lowered: no float_bits counters");
+        assert_eq!(c.len(), 6, "nothing lowered: no float_bits counters");
     }
 }

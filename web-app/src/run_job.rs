@@ -26,6 +26,7 @@ use sim_core::exec::float_tuning::TuningStep;
 use sim_core::exec::LaunchSetup;
 use sim_core::gpu::GpuConfig;
 use sim_core::timing::error::SourceError;
+use sim_core::timing::regfile::compression_report::TuningMemo;
 use sim_core::timing::stream::exec_source::{ExecSource, SourceOptions};
 use sim_core::timing::{Program, Report, SchemeLaunch, SchemeSpec, Simulation, TimingError, TimingOptions};
 
@@ -205,28 +206,33 @@ pub fn execute(req: &RunRequest, mut progress: impl FnMut(RunProgress)) -> Resul
         return Err(RunFailure::new("scheme", "choose at least one register-file scheme"));
     }
     sim_core::exec::plan::plan(&module, &req.launch).map_err(|e| RunFailure::new("invalid_launch", e.message))?;
+    // One module and launch for every simulation of this request: their `compression` schemes
+    // share a precision search that asks the same (a sweep's points, quick mode's second try).
+    let mut memo = TuningMemo::default();
     if !req.quick {
-        return time_schemes(&module, req, &req.schemes, None, &mut progress);
+        return time_schemes(&module, req, &req.schemes, None, &mut progress, &mut memo);
     }
     // Quick mode: a scheme whose sample did not settle is timed again with more waves; the host
     // time of every try counts.
     let mut host = HostTiming::default();
     let reports = sim_core::timing::quick_sample::refine(req.schemes.len(), QUICK_WAVES, |waves, which| {
         let schemes: Vec<SchemeSpec> = which.iter().filter_map(|&i| req.schemes.get(i).cloned()).collect();
-        let out = time_schemes(&module, req, &schemes, Some(waves), &mut progress)?;
+        let out = time_schemes(&module, req, &schemes, Some(waves), &mut progress, &mut memo)?;
         host.add(&out.host);
         Ok(out.reports)
     })?;
     Ok(RunOutput { reports, host })
 }
 
-/// Times `schemes` of `req` on `module` (quick mode with `quick_waves` waves, or in full).
+/// Times `schemes` of `req` on `module` (quick mode with `quick_waves` waves, or in full), taking
+/// the precision searches `memo` holds and adding its new ones.
 fn time_schemes(
     module: &sim_core::ir::Module,
     req: &RunRequest,
     schemes: &[SchemeSpec],
     quick_waves: Option<u32>,
     progress: &mut impl FnMut(RunProgress),
+    memo: &mut TuningMemo,
 ) -> Result<RunOutput, RunFailure> {
     let (gpu, launch, module) = (&req.gpu, &req.launch, module);
     let from_timing = |e: TimingError| from_timing(e, &req.ptx);
@@ -252,7 +258,7 @@ fn time_schemes(
     // Precision tuning (`compression`) runs while the simulation is built: its steps are the
     // progress until then; Cancel terminates the worker, between two steps or in one.
     let mut tuning = |t: TuningStep| progress(RunProgress { tuning: Some(t), ..RunProgress::default() });
-    let scheme_launch = SchemeLaunch { setup: launch, tuning_progress: Some(&mut tuning) };
+    let scheme_launch = SchemeLaunch { setup: launch, tuning_progress: Some(&mut tuning), tuning_memo: Some(memo) };
     let mut sim = Simulation::from_module_source_launch_progress(
         module,
         program,
@@ -400,5 +406,51 @@ mod tests {
             |r: &[Report]| r.first().and_then(|r| r.kernels.first()).map(|k| (k.registers_per_thread, k.ctas_per_sm));
         assert!(regs(&estimated).is_some_and(|(n, _)| n < 200), "{:?}", regs(&estimated));
         assert_eq!(regs(&told), Some((200, 1)));
+    }
+
+    /// The tuning steps and reports of saxpy (fermi-gtx480) under `schemes`.
+    fn saxpy_tuning(schemes: &[&str]) -> (Vec<(u32, u32)>, Vec<Report>) {
+        let ex = crate::examples::find("saxpy");
+        let launch = crate::examples::launch_for("saxpy").and_then(|t| LaunchSetup::from_json(t).ok());
+        let (Some(ex), Some(launch), Some(gpu)) = (ex, launch, sim_core::gpu::presets::by_name("fermi-gtx480")) else {
+            unreachable!("the saxpy example and fermi-gtx480")
+        };
+        let req = RunRequest {
+            ptx: ex.source.into(),
+            launch,
+            gpu,
+            schemes: schemes.iter().map(|s| SchemeSpec::parse(s).unwrap_or_default()).collect(),
+            registers_per_thread: None,
+            record_values: false,
+            quick: false,
+        };
+        let mut steps = Vec::new();
+        let out = execute(&req, |p| steps.extend(p.tuning.map(|t| (t.run, t.of))));
+        assert!(out.is_ok(), "{:?}", out.err());
+        (steps, out.map(|o| o.reports).unwrap_or_default())
+    }
+
+    /// Variants of `compression` that ask for the same precision search (here they differ in
+    /// `slice_bits` only, as a sweep's points do) share it: the run tells the steps of one search
+    /// at 0 % and one at 10 %, not three, and the two variants' reports carry the same tuning
+    /// counters as the scheme run alone.
+    #[test]
+    fn variants_asking_for_the_same_search_share_it() {
+        let (alone, reports) = saxpy_tuning(&["compression"]);
+        let (looser, _) = saxpy_tuning(&["compression:quality_loss=10"]);
+        // saxpy at 0 %: before the reference run, after it, then its three trials that needed a run.
+        assert_eq!(alone.len(), 5, "{alone:?}");
+        let (all, three) = saxpy_tuning(&["compression", "compression:slice_bits=8", "compression:quality_loss=10"]);
+        assert_eq!(all, [alone.clone(), looser].concat());
+        let tuning = |r: &Report| {
+            let c = r.register_file.scheme.counters.iter();
+            c.filter(|c| c.name.starts_with("tuning_") || c.name.starts_with("float_bits:"))
+                .cloned()
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(three.len(), 3);
+        assert!(!tuning(&three[0]).is_empty());
+        assert_eq!(tuning(&three[0]), tuning(&reports[0]));
+        assert_eq!(tuning(&three[1]), tuning(&reports[0]));
     }
 }

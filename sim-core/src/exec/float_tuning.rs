@@ -11,8 +11,8 @@
 //! Each trial runs with every choice accepted so far plus the one being tried, so the last
 //! accepted trial is the whole combination, verified (nothing to back off). After `max_runs`
 //! functional runs the search makes only the trials it can prove (below), keeping what it
-//! verified. **A**: registers are visited in
-//! descending dynamic write count (warp-instructions writing them), ties by declaration order.
+//! verified. **A**: registers are visited in descending dynamic write count (warp-instructions
+//! writing them), ties by declaration order.
 //!
 //! A trial needs no run when it would repeat the last accepted run exactly: every run records,
 //! for each register still to be visited, the narrowest format whose rounding would have stored
@@ -22,7 +22,7 @@
 //! run's deviation, and counted in [`TuningResult::proved`], not in the runs.
 //!
 //! ```text
-//! %f1 holds 0.5, 1.5, 2.0, … (exact at 12 bits, not at 8): 28, 24, 20, 16, 12 proved; 8 run
+//! %f1 holds 0, 1, …, 31 (exact down to 12 bits; 8 bits end at 15.5): 28 … 12 proved, 8 run
 //! ```
 
 use alloc::collections::BTreeMap;

@@ -139,12 +139,16 @@ pub struct SchemeLaunch<'a> {
     /// Told before precision tuning's reference run and after every functional run of it
     /// (`None`: nobody).
     pub tuning_progress: Option<&'a mut dyn FnMut(TuningStep)>,
+    /// Precision-tuning searches made on this module and setup by earlier simulations, which a
+    /// scheme asking for the same search takes instead of searching again; this simulation's
+    /// new searches are added (`None`: only the simulation's own schemes share their searches).
+    pub tuning_memo: Option<&'a mut regfile::compression_report::TuningMemo>,
 }
 
 impl<'a> SchemeLaunch<'a> {
-    /// `setup`, with nobody told of tuning's progress.
+    /// `setup`, with nobody told of tuning's progress and no searches from earlier simulations.
     pub fn of(setup: &'a LaunchSetup) -> SchemeLaunch<'a> {
-        SchemeLaunch { setup, tuning_progress: None }
+        SchemeLaunch { setup, tuning_progress: None, tuning_memo: None }
     }
 }
 
@@ -404,17 +408,27 @@ impl Simulation {
     ) -> Result<Simulation, TimingError> {
         let physical = !options.virtual_register_banks;
         let mut noop = |_: TuningStep| {};
-        let setup = launch.as_ref().map(|l| l.setup);
-        let progress: &mut dyn FnMut(TuningStep) = match launch.and_then(|l| l.tuning_progress) {
+        let mut own_memo = regfile::compression_report::TuningMemo::default();
+        let (setup, progress, memo) = match launch {
+            Some(l) => (Some(l.setup), l.tuning_progress, l.tuning_memo),
+            None => (None, None, None),
+        };
+        let progress: &mut dyn FnMut(TuningStep) = match progress {
             Some(p) => p,
             None => &mut noop,
+        };
+        // Schemes of this simulation asking for the same search share it, whoever else does.
+        let memo = match memo {
+            Some(m) => m,
+            None => &mut own_memo,
         };
         let mut own_runs = Vec::new();
         for (r, transform, assign) in runs {
             let own = if transform.is_some() || assign.is_some() {
                 let message = |message| TimingError::SchemeProgram { scheme: String::from(r.entry.name), message };
                 let (inputs, counters) =
-                    regfile::registry::assign_inputs_progress(&r, module, setup, &mut *progress).map_err(message)?;
+                    regfile::registry::assign_inputs_remembered(&r, module, setup, &mut *progress, memo)
+                        .map_err(message)?;
                 let slice_map = regfile::registry::slice_map(&r, module, &gpu, &inputs);
                 let built = SchemeProgram::build_with(module, &program, transform, assign, &gpu, physical, inputs);
                 Some(SchemeProgram { counters, slice_map, ..built.map_err(message)? })

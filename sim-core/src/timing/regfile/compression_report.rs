@@ -116,6 +116,29 @@ pub fn tuning_with_progress(
     setup: Option<&LaunchSetup>,
     progress: &mut dyn FnMut(TuningStep),
 ) -> Result<Option<TuningResult>, String> {
+    tuning_remembered(config, module, setup, progress, &mut TuningMemo::default())
+}
+
+/// Precision-tuning searches already made on one module and launch setup, by what a search
+/// depends on besides them (quality metric and threshold, run cap): a scheme variant that asks
+/// for the same search (`compression` with another `slice_bits`, a sweep point, quick mode's
+/// second try) takes its result instead of searching again. The search is deterministic, so the
+/// result is the one a new search would find. Whoever keeps a memo keeps it for one module and
+/// setup only.
+#[derive(Clone, Debug, Default)]
+pub struct TuningMemo {
+    done: Vec<(QualityMetric, u32, TuningResult)>,
+}
+
+/// As [`tuning_with_progress`], taking a search `memo` already holds (no progress is told
+/// then) and adding a new one to it.
+pub fn tuning_remembered(
+    config: &crate::timing::regfile::SchemeConfig,
+    module: &Module,
+    setup: Option<&LaunchSetup>,
+    progress: &mut dyn FnMut(TuningStep),
+    memo: &mut TuningMemo,
+) -> Result<Option<TuningResult>, String> {
     let c = CompressionConfig::from_config(config).map_err(|e| alloc::format!("{e}"))?;
     let Some(setup) = setup.filter(|_| c.float_tuning) else { return Ok(None) };
     let metric = if c.quality_metric == "exact" {
@@ -123,8 +146,12 @@ pub fn tuning_with_progress(
     } else {
         QualityMetric::MaxRelative(c.quality_loss / 100.0)
     };
+    if let Some((_, _, r)) = memo.done.iter().find(|(m, runs, _)| *m == metric && *runs == c.tuning_runs) {
+        return Ok(Some(r.clone()));
+    }
     let r = tune_with_progress(module, setup, metric, c.tuning_runs, progress)
         .map_err(|e| alloc::format!("precision tuning: {e}"))?;
+    memo.done.push((metric, c.tuning_runs, r.clone()));
     Ok(Some(r))
 }
 

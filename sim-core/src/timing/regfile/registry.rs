@@ -252,11 +252,24 @@ pub fn assign_inputs_progress(
     setup: Option<&crate::exec::LaunchSetup>,
     progress: &mut dyn FnMut(crate::exec::float_tuning::TuningStep),
 ) -> Result<(AssignInputs, Vec<super::SchemeCounter>), alloc::string::String> {
+    assign_inputs_remembered(r, module, setup, progress, &mut super::compression_report::TuningMemo::default())
+}
+
+/// As [`assign_inputs_progress`], with the precision-tuning searches already made on this
+/// module and setup in `memo` (taken from it, a new one added:
+/// [`super::compression_report::TuningMemo`]).
+pub fn assign_inputs_remembered(
+    r: &ResolvedScheme,
+    module: &crate::ir::Module,
+    setup: Option<&crate::exec::LaunchSetup>,
+    progress: &mut dyn FnMut(crate::exec::float_tuning::TuningStep),
+    memo: &mut super::compression_report::TuningMemo,
+) -> Result<(AssignInputs, Vec<super::SchemeCounter>), alloc::string::String> {
     let seeds = setup.and_then(compression_program::launch_seeds);
     let mut inputs = AssignInputs { seeds, ..AssignInputs::default() };
     let mut counters = Vec::new();
     if r.entry.name == "compression" {
-        if let Some(t) = compression_program::tuning_with_progress(&r.config, module, setup, progress)? {
+        if let Some(t) = super::compression_report::tuning_remembered(&r.config, module, setup, progress, memo)? {
             counters = super::compression_report::tuning_counters(module, &t);
             inputs.float_bits = t.formats;
         }

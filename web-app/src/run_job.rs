@@ -305,6 +305,30 @@ pub fn execute_to_reply(req: &RunRequest, progress: impl FnMut(RunProgress)) -> 
     }
 }
 
+/// Tests: the tuning steps ((run, of) as the worker tells them) and the reports of the saxpy
+/// example with its launch on fermi-gtx480 under `schemes`.
+#[cfg(test)]
+pub(crate) fn saxpy_tuning(schemes: &[&str]) -> (Vec<(u32, u32)>, Vec<Report>) {
+    let ex = crate::examples::find("saxpy");
+    let launch = crate::examples::launch_for("saxpy").and_then(|t| LaunchSetup::from_json(t).ok());
+    let (Some(ex), Some(launch), Some(gpu)) = (ex, launch, sim_core::gpu::presets::by_name("fermi-gtx480")) else {
+        unreachable!("the saxpy example and fermi-gtx480")
+    };
+    let req = RunRequest {
+        ptx: ex.source.into(),
+        launch,
+        gpu,
+        schemes: schemes.iter().map(|s| SchemeSpec::parse(s).unwrap_or_default()).collect(),
+        registers_per_thread: None,
+        record_values: false,
+        quick: false,
+    };
+    let mut steps = Vec::new();
+    let out = execute(&req, |p| steps.extend(p.tuning.map(|t| (t.run, t.of))));
+    assert!(out.is_ok(), "{:?}", out.err());
+    (steps, out.map(|o| o.reports).unwrap_or_default())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -408,39 +432,18 @@ mod tests {
         assert_eq!(regs(&told), Some((200, 1)));
     }
 
-    /// The tuning steps and reports of saxpy (fermi-gtx480) under `schemes`.
-    fn saxpy_tuning(schemes: &[&str]) -> (Vec<(u32, u32)>, Vec<Report>) {
-        let ex = crate::examples::find("saxpy");
-        let launch = crate::examples::launch_for("saxpy").and_then(|t| LaunchSetup::from_json(t).ok());
-        let (Some(ex), Some(launch), Some(gpu)) = (ex, launch, sim_core::gpu::presets::by_name("fermi-gtx480")) else {
-            unreachable!("the saxpy example and fermi-gtx480")
-        };
-        let req = RunRequest {
-            ptx: ex.source.into(),
-            launch,
-            gpu,
-            schemes: schemes.iter().map(|s| SchemeSpec::parse(s).unwrap_or_default()).collect(),
-            registers_per_thread: None,
-            record_values: false,
-            quick: false,
-        };
-        let mut steps = Vec::new();
-        let out = execute(&req, |p| steps.extend(p.tuning.map(|t| (t.run, t.of))));
-        assert!(out.is_ok(), "{:?}", out.err());
-        (steps, out.map(|o| o.reports).unwrap_or_default())
-    }
-
     /// Variants of `compression` that ask for the same precision search (here they differ in
     /// `slice_bits` only, as a sweep's points do) share it: the run tells the steps of one search
     /// at 0 % and one at 10 %, not three, and the two variants' reports carry the same tuning
     /// counters as the scheme run alone.
     #[test]
     fn variants_asking_for_the_same_search_share_it() {
-        let (alone, reports) = saxpy_tuning(&["compression"]);
-        let (looser, _) = saxpy_tuning(&["compression:quality_loss=10"]);
+        let (alone, reports) = super::saxpy_tuning(&["compression"]);
+        let (looser, _) = super::saxpy_tuning(&["compression:quality_loss=10"]);
         // saxpy at 0 %: before the reference run, after it, then its three trials that needed a run.
         assert_eq!(alone.len(), 5, "{alone:?}");
-        let (all, three) = saxpy_tuning(&["compression", "compression:slice_bits=8", "compression:quality_loss=10"]);
+        let (all, three) =
+            super::saxpy_tuning(&["compression", "compression:slice_bits=8", "compression:quality_loss=10"]);
         assert_eq!(all, [alone.clone(), looser].concat());
         let tuning = |r: &Report| {
             let c = r.register_file.scheme.counters.iter();

@@ -361,29 +361,8 @@ mod tests {
     /// trials: runs 0, 1, 2, 3, 4 of at most 4), and the report carries the slice map drawn here.
     #[test]
     fn a_compression_run_reports_tuning_steps_and_its_slice_map() {
-        use crate::run_job::{execute, RunRequest};
-        use sim_core::exec::LaunchSetup;
-        use sim_core::timing::SchemeSpec;
-        let ex = crate::examples::find("saxpy");
-        let launch = crate::examples::launch_for("saxpy").and_then(|t| LaunchSetup::from_json(t).ok());
-        let (Some(ex), Some(launch), Some(gpu)) = (ex, launch, sim_core::gpu::presets::by_name("fermi-gtx480")) else {
-            unreachable!("the saxpy example and fermi-gtx480")
-        };
-        let spec = SchemeSpec::parse("compression:tuning_runs=4").unwrap_or_default();
-        let req = RunRequest {
-            ptx: ex.source.into(),
-            launch,
-            gpu,
-            schemes: vec![spec],
-            registers_per_thread: None,
-            record_values: false,
-            quick: false,
-        };
-        let mut steps = Vec::new();
-        let out = execute(&req, |p| steps.extend(p.tuning.map(|t| (t.run, t.of))));
-        assert!(out.is_ok(), "{:?}", out.err());
+        let (steps, reports) = crate::run_job::saxpy_tuning(&["compression:tuning_runs=4"]);
         assert_eq!(steps, [(0, 4), (1, 4), (2, 4), (3, 4), (4, 4)]);
-        let reports = out.map(|o| o.reports).unwrap_or_default();
         let map = reports.first().and_then(|r| r.slice_map.clone()).unwrap_or_default();
         let f = map.functions.first().cloned().unwrap_or_default();
         assert_eq!(f.lines.len(), f.offsets.len(), "the worker locates the lines");

@@ -29,7 +29,7 @@ use crate::analysis::{AllocTarget, BitSet, KernelAnalysis, ModuleAnalysis, Range
 use crate::exec::LaunchSetup;
 use crate::ir::{Function, Handle, Module};
 use crate::timing::program_regs::{AssignInputs, PhysSlice, RegisterAssignment};
-pub use crate::timing::regfile::compression_report::{tuned_floats, tuning, tuning_with_progress};
+pub use crate::timing::regfile::compression_report::{tuned_floats, tuning, tuning_remembered};
 
 /// Tag on the register number of a narrow float operand: the scheme converts it (one cycle) and
 /// strips the tag before the bank mapping (below [`crate::timing::program_regs::UNALLOCATED`]).

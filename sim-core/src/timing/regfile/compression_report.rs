@@ -106,17 +106,7 @@ pub fn tuning(
     module: &Module,
     setup: Option<&LaunchSetup>,
 ) -> Result<Option<TuningResult>, String> {
-    tuning_with_progress(config, module, setup, &mut |_| {})
-}
-
-/// As [`tuning`], telling `progress` where the search stands after every functional run.
-pub fn tuning_with_progress(
-    config: &crate::timing::regfile::SchemeConfig,
-    module: &Module,
-    setup: Option<&LaunchSetup>,
-    progress: &mut dyn FnMut(TuningStep),
-) -> Result<Option<TuningResult>, String> {
-    tuning_remembered(config, module, setup, progress, &mut TuningMemo::default())
+    tuning_remembered(config, module, setup, &mut |_| {}, &mut TuningMemo::default())
 }
 
 /// Precision-tuning searches already made on one module and launch setup, by what a search
@@ -130,8 +120,8 @@ pub struct TuningMemo {
     done: Vec<(QualityMetric, u32, TuningResult)>,
 }
 
-/// As [`tuning_with_progress`], taking a search `memo` already holds (no progress is told
-/// then) and adding a new one to it.
+/// As [`tuning`], telling `progress` where the search stands after every functional run, taking
+/// a search `memo` already holds (no progress is told then) and adding a new one to it.
 pub fn tuning_remembered(
     config: &crate::timing::regfile::SchemeConfig,
     module: &Module,

@@ -241,22 +241,13 @@ pub fn assign_inputs_reported(
     module: &crate::ir::Module,
     setup: Option<&crate::exec::LaunchSetup>,
 ) -> Result<(AssignInputs, Vec<super::SchemeCounter>), alloc::string::String> {
-    assign_inputs_progress(r, module, setup, &mut |_| {})
+    let mut memo = super::compression_report::TuningMemo::default();
+    assign_inputs_remembered(r, module, setup, &mut |_| {}, &mut memo)
 }
 
 /// As [`assign_inputs_reported`], telling `progress` where precision tuning stands
-/// (`compression`) after every functional run of its search.
-pub fn assign_inputs_progress(
-    r: &ResolvedScheme,
-    module: &crate::ir::Module,
-    setup: Option<&crate::exec::LaunchSetup>,
-    progress: &mut dyn FnMut(crate::exec::float_tuning::TuningStep),
-) -> Result<(AssignInputs, Vec<super::SchemeCounter>), alloc::string::String> {
-    assign_inputs_remembered(r, module, setup, progress, &mut super::compression_report::TuningMemo::default())
-}
-
-/// As [`assign_inputs_progress`], with the precision-tuning searches already made on this
-/// module and setup in `memo` (taken from it, a new one added:
+/// (`compression`) after every functional run of its search, with the searches already made on
+/// this module and setup in `memo` (taken from it, a new one added:
 /// [`super::compression_report::TuningMemo`]).
 pub fn assign_inputs_remembered(
     r: &ResolvedScheme,

@@ -250,7 +250,7 @@ pub fn tune_with_progress(
         }
     };
     for (visit, &reg) in regs.iter().enumerate() {
-        let mut current = FloatFormat { bits: 32, exponent: 8, mantissa: 23 };
+        let mut current = full;
         while let Some(next) = current.narrower() {
             if exact.get(&reg).is_some_and(|&bits| bits <= next.bits) {
                 // The trial would store what the accepted run stored: the same run.

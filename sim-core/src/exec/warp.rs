@@ -280,7 +280,7 @@ impl Warp {
 
     /// Writes one lane of `d`.
     pub fn write_lane(&mut self, d: Dst, lane: usize, v: u64) {
-        if !self.exactness.is_empty() && lane < 32 {
+        if !self.exactness.is_empty() {
             self.note_exactness_lane(d, v);
         }
         let v = if self.rounding.is_empty() { v } else { self.rounded_lane(d, v) };

@@ -104,3 +104,38 @@ fn a_failing_functional_run_fails_the_same_way_on_any_number_of_threads() {
     assert!(err_one.contains("budget exceeded"), "{err_one}");
     assert_eq!((one, err_one), (with_threads(&plain, "3").1, with_threads(&plain, "3").2));
 }
+
+/// A sweep of `compression`'s write-back delay: every point asks for the same precision search,
+/// which one job makes and the others take, on one thread or several (the ones on other threads
+/// wait for it, `shared_searches`): the same points and the same tuning line in every report.
+#[test]
+fn a_sweep_of_one_search_prints_the_same_points_on_any_number_of_threads() {
+    let sweep = [
+        "sweep",
+        "static/examples/saxpy.ptx",
+        "--launch",
+        "static/examples/saxpy.launch.json",
+        "--gpu",
+        "fermi-gtx480",
+        "--scheme",
+        "compression",
+        "--param",
+        "writeback_delay=0,2,4,8",
+        "--json",
+    ];
+    let (code, one, err) = with_threads(&sweep, "1");
+    assert_eq!(code, 0, "{err}");
+    // One JSON line per point.
+    let runs: Vec<u64> = one
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|p| p["counters"]["tuning_runs"].as_u64())
+        .collect();
+    // saxpy at 0 %: the reference run and three trials that needed one, in every point's report.
+    assert_eq!(runs, [4, 4, 4, 4], "{}", &one[..one.len().min(400)]);
+    for n in ["2", "3"] {
+        let (code, many, err) = with_threads(&sweep, n);
+        assert_eq!(code, 0, "{err}");
+        assert!(one == many, "--threads {n} printed other points than --threads 1");
+    }
+}

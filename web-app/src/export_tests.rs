@@ -26,6 +26,7 @@ fn reports_with(record_values: bool) -> Vec<Report> {
         registers_per_thread: None,
         record_values,
         quick: false,
+        searches: Default::default(),
     };
     execute(&req, |_| {}).map(|o| o.reports).unwrap_or_default()
 }

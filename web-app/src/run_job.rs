@@ -66,6 +66,11 @@ pub struct RunRequest {
     /// (`sim_core::timing::TimingOptions::quick_waves`); the page's "Quick estimate" button.
     #[serde(default)]
     pub quick: bool,
+    /// Precision searches (`compression`) already made on this `ptx` and `launch`, by an earlier
+    /// run of the page ([`crate::run_pool::SearchCache`]): a scheme asking for one of them takes
+    /// its result instead of searching again (the same result, the search being deterministic).
+    #[serde(default, skip_serializing_if = "TuningMemo::is_empty")]
+    pub searches: TuningMemo,
 }
 
 /// Waves of CTAs a quick run times (the CLI's `--quick-waves` default).
@@ -126,6 +131,10 @@ pub struct RunOutput {
     /// How long it took on the host (not deterministic).
     #[serde(default)]
     pub host: HostTiming,
+    /// The precision searches the run made or took (the request's and its new ones), for the
+    /// page's next run of the same kernel and launch.
+    #[serde(default, skip_serializing_if = "TuningMemo::is_empty")]
+    pub searches: TuningMemo,
 }
 
 /// A job for the job worker (`jobs_main.rs`), externally tagged like the replies:
@@ -207,10 +216,12 @@ pub fn execute(req: &RunRequest, mut progress: impl FnMut(RunProgress)) -> Resul
     }
     sim_core::exec::plan::plan(&module, &req.launch).map_err(|e| RunFailure::new("invalid_launch", e.message))?;
     // One module and launch for every simulation of this request: their `compression` schemes
-    // share a precision search that asks the same (a sweep's points, quick mode's second try).
-    let mut memo = TuningMemo::default();
+    // share a precision search that asks the same (a sweep's points, quick mode's second try),
+    // also with the page's earlier runs of this kernel and launch.
+    let mut memo = req.searches.clone();
     if !req.quick {
-        return time_schemes(&module, req, &req.schemes, None, &mut progress, &mut memo);
+        let out = time_schemes(&module, req, &req.schemes, None, &mut progress, &mut memo)?;
+        return Ok(RunOutput { searches: memo, ..out });
     }
     // Quick mode: a scheme whose sample did not settle is timed again with more waves; the host
     // time of every try counts.
@@ -221,7 +232,7 @@ pub fn execute(req: &RunRequest, mut progress: impl FnMut(RunProgress)) -> Resul
         host.add(&out.host);
         Ok(out.reports)
     })?;
-    Ok(RunOutput { reports, host })
+    Ok(RunOutput { reports, host, searches: memo })
 }
 
 /// Times `schemes` of `req` on `module` (quick mode with `quick_waves` waves, or in full), taking
@@ -294,7 +305,7 @@ fn time_schemes(
         timing_warp_instructions: reports.iter().map(|r| r.warp_instructions).sum(),
         executor_warp_instructions: exec.warp_instructions,
     };
-    Ok(RunOutput { reports, host })
+    Ok(RunOutput { reports, host, searches: TuningMemo::default() })
 }
 
 /// Runs `req` and turns the outcome into the worker's last message.
@@ -322,6 +333,7 @@ pub(crate) fn saxpy_tuning(schemes: &[&str]) -> (Vec<(u32, u32)>, Vec<Report>) {
         registers_per_thread: None,
         record_values: false,
         quick: false,
+        searches: TuningMemo::default(),
     };
     let mut steps = Vec::new();
     let out = execute(&req, |p| steps.extend(p.tuning.map(|t| (t.run, t.of))));
@@ -346,6 +358,7 @@ mod tests {
             registers_per_thread: None,
             record_values: false,
             quick: false,
+            searches: TuningMemo::default(),
         }
     }
 

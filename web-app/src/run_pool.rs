@@ -18,6 +18,9 @@ use std::rc::Rc;
 
 use sim_core::timing::{Report, Simulation, TimingOptions};
 
+use sim_core::exec::LaunchSetup;
+use sim_core::timing::regfile::compression_report::TuningMemo;
+
 use crate::host_timing::HostTiming;
 use crate::run_job::{execute, RunFailure, RunOutput, RunProgress, RunRequest};
 
@@ -142,6 +145,7 @@ impl Pool {
         let outputs: Vec<&RunOutput> = self.outputs.iter().map(Option::as_ref).collect::<Option<_>>()?;
         let mut reports: Vec<Option<Report>> = vec![None; self.partial.reports.len()];
         let mut host = HostTiming::default();
+        let mut searches = TuningMemo::default();
         for (share, out) in self.shares.iter().zip(outputs) {
             for (&i, r) in share.iter().zip(&out.reports) {
                 if let Some(slot) = reports.get_mut(i) {
@@ -149,8 +153,50 @@ impl Pool {
                 }
             }
             host.add(&out.host);
+            searches.merge(&out.searches);
         }
-        Some(RunOutput { reports: reports.into_iter().collect::<Option<_>>()?, host })
+        Some(RunOutput { reports: reports.into_iter().collect::<Option<_>>()?, host, searches })
+    }
+}
+
+/// The precision searches (`compression`) of the page's last kernel and launch, kept between
+/// runs: the researcher's loop (change a write-back delay, a GPU, a slice width; run again) and
+/// a sweep after a single run search once, not on every run. A run that searches on another
+/// kernel text or launch setup starts the memo afresh, so it holds one module's searches (at most
+/// [`sim_core::timing::regfile::compression_report::MEMO_SEARCHES`]); it is never saved.
+#[derive(Clone, Debug, Default)]
+pub struct SearchCache {
+    kept: Option<(String, LaunchSetup, TuningMemo)>,
+}
+
+impl SearchCache {
+    /// `req` with the searches kept for its kernel and launch.
+    pub fn attach(&self, mut req: RunRequest) -> RunRequest {
+        if let Some((ptx, launch, memo)) = &self.kept {
+            if *ptx == req.ptx && *launch == req.launch {
+                req.searches.merge(memo);
+            }
+        }
+        req
+    }
+
+    /// Keeps `searches`, made or taken by a run of kernel text `ptx` on `launch`.
+    pub fn remember(&mut self, ptx: &str, launch: &LaunchSetup, searches: &TuningMemo) {
+        match &mut self.kept {
+            Some((p, l, memo)) if p == ptx && l == launch => memo.merge(searches),
+            _ if searches.is_empty() => {}
+            _ => self.kept = Some((ptx.to_owned(), launch.clone(), searches.clone())),
+        }
+    }
+
+    /// Searches kept (for the kernel and launch of the last run that made one).
+    pub fn len(&self) -> usize {
+        self.kept.as_ref().map_or(0, |(_, _, m)| m.len())
+    }
+
+    /// No search kept.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 }
 

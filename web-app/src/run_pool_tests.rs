@@ -19,6 +19,7 @@ fn vector_add(schemes: &[&str]) -> RunRequest {
         registers_per_thread: None,
         record_values: false,
         quick: false,
+        searches: Default::default(),
     }
 }
 
@@ -159,4 +160,86 @@ fn a_failing_share_fails_the_run() {
     assert_eq!(failure.map(|f| f.kind), Some("scheme".to_owned()));
     req.schemes.clear();
     assert_eq!(run_pooled(&req, 2, |_, _| {}).err().map(|f| f.kind), Some("scheme".to_owned()));
+}
+
+/// The saxpy example with its launch under `schemes`, on fermi-gtx480.
+fn saxpy(schemes: &[&str]) -> RunRequest {
+    let mut req = vector_add(schemes);
+    req.ptx = crate::examples::find("saxpy").map_or(String::new(), |e| e.source.into());
+    let launch = crate::examples::launch_for("saxpy").and_then(|t| LaunchSetup::from_json(t).ok());
+    req.launch = launch.unwrap_or_else(|| unreachable!("the saxpy example's launch"));
+    req
+}
+
+/// Progress messages of a precision search while `req` ran on `workers` workers, and the
+/// output.
+fn tuning_runs(req: &RunRequest, workers: usize) -> (usize, RunOutput) {
+    let mut steps = 0;
+    let out = run_pooled(req, workers, |p, _| steps += usize::from(p.tuning.is_some()));
+    assert!(out.is_ok(), "{:?}", out.err());
+    (steps, out.unwrap_or_default())
+}
+
+fn tuning_counters(r: &Report) -> Vec<(String, u64)> {
+    let c = r.register_file.scheme.counters.iter();
+    c.filter(|c| c.name.starts_with("tuning_") || c.name.starts_with("float_bits:"))
+        .map(|c| (c.name.clone(), c.value))
+        .collect()
+}
+
+#[test]
+fn the_page_searches_once_for_runs_of_the_same_kernel_and_launch() {
+    let mut cache = SearchCache::default();
+    // First run: two workers, compression in one share; the search tells its steps.
+    let first = cache.attach(saxpy(&["baseline", "compression"]));
+    let (steps, out) = tuning_runs(&first, 2);
+    assert!(steps > 0);
+    assert_eq!(out.searches.len(), 1);
+    cache.remember(&first.ptx, &first.launch, &out.searches);
+    assert_eq!(cache.len(), 1);
+    // Next run: another write-back delay and GPU, one worker: no search, the same result.
+    let mut next = saxpy(&["compression:writeback_delay=8"]);
+    next.gpu = sim_core::gpu::presets::by_name("volta-v100").unwrap_or_else(|| unreachable!());
+    let next = cache.attach(next);
+    assert_eq!(next.searches.len(), 1);
+    // The request travels to the worker as JSON and reads back the same.
+    let text = serde_json::to_string(&next).unwrap_or_default();
+    assert_eq!(serde_json::from_str::<RunRequest>(&text).ok().as_ref(), Some(&next));
+    let (steps, again) = tuning_runs(&next, 1);
+    assert_eq!(steps, 0, "the kept search is taken");
+    let (kept, fresh) = (tuning_counters(&again.reports[0]), tuning_counters(&out.reports[1]));
+    assert!(kept.iter().any(|(n, v)| n == "tuning_runs" && *v == 4), "{kept:?}");
+    assert_eq!(kept, fresh);
+    // ... and gives the report a run without the cache gives, byte for byte.
+    let (_, uncached) = tuning_runs(&saxpy(&["compression:writeback_delay=8"]), 1);
+    let volta = |mut r: RunRequest| {
+        r.gpu = sim_core::gpu::presets::by_name("volta-v100").unwrap_or_else(|| unreachable!());
+        r
+    };
+    let (_, uncached_volta) = tuning_runs(&volta(saxpy(&["compression:writeback_delay=8"])), 1);
+    assert_ne!(uncached.reports, uncached_volta.reports);
+    assert_eq!(
+        serde_json::to_string(&again.reports).unwrap_or_default(),
+        serde_json::to_string(&uncached_volta.reports).unwrap_or_default()
+    );
+    // Another search (10 % loss) is made and kept beside the first.
+    let looser = cache.attach(saxpy(&["compression:quality_loss=10"]));
+    let (steps, out) = tuning_runs(&looser, 1);
+    assert!(steps > 0);
+    cache.remember(&looser.ptx, &looser.launch, &out.searches);
+    assert_eq!(cache.len(), 2);
+    // Another launch setup (a different input) is another module's search: none is attached,
+    // and a run that searches there starts the cache afresh.
+    let mut other = saxpy(&["compression"]);
+    other.launch.budget = Some(50_000_000);
+    let other = cache.attach(other);
+    assert!(other.searches.is_empty());
+    let (steps, out) = tuning_runs(&other, 1);
+    assert!(steps > 0);
+    cache.remember(&other.ptx, &other.launch, &out.searches);
+    assert_eq!(cache.len(), 1);
+    // A run without compression keeps what is kept.
+    let (_, plain) = tuning_runs(&saxpy(&["baseline"]), 1);
+    cache.remember(&first.ptx, &first.launch, &plain.searches);
+    assert_eq!(cache.len(), 1);
 }

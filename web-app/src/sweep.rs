@@ -217,6 +217,7 @@ mod tests {
             registers_per_thread: None,
             record_values: false,
             quick: false,
+            searches: Default::default(),
         };
         let reports = crate::run_job::execute(&req, |_| {}).map(|o| o.reports).unwrap_or_default();
         assert_eq!(reports.len(), 3);

@@ -28,6 +28,7 @@ use yew::prelude::*;
 
 use crate::lab::LabAction;
 use crate::run_job::RunRequest;
+use crate::run_pool::SearchCache;
 use crate::state::Action;
 
 /// The worker script Trunk writes next to the page (`data-loader-shim`).
@@ -67,9 +68,12 @@ type Held = Vec<Option<()>>;
 pub fn use_run_worker(dispatch: Callback<Action>) -> RunControls {
     let held: Rc<RefCell<Held>> = use_mut_ref(Vec::new);
     let next_id = use_mut_ref(|| 0u64);
+    // `compression`'s precision searches of the last kernel and launch, kept between runs.
+    let searches: Rc<RefCell<SearchCache>> = use_mut_ref(SearchCache::default);
     let start = {
         let (held, dispatch) = (held.clone(), dispatch.clone());
         Callback::from(move |req: RunRequest| {
+            let req = searches.borrow().attach(req);
             let id = {
                 let mut n = next_id.borrow_mut();
                 *n += 1;
@@ -77,7 +81,7 @@ pub fn use_run_worker(dispatch: Callback<Action>) -> RunControls {
             };
             stop(&held);
             dispatch.emit(Action::Lab(LabAction::RunStarted(id)));
-            imp::spawn(&held, id, &req, &dispatch);
+            imp::spawn(&held, id, &req, &dispatch, &searches);
         })
     };
     let cancel = {
@@ -118,15 +122,24 @@ mod imp {
     use super::Held;
     use crate::lab::LabAction;
     use crate::run_job::RunRequest;
-    use crate::run_pool::run_pooled;
+    use crate::run_pool::{run_pooled, SearchCache};
     use crate::state::Action;
 
     /// Natively (tests) the run happens right away, on this thread, as one worker.
-    pub fn spawn(_held: &Rc<RefCell<Held>>, id: u64, req: &RunRequest, dispatch: &Callback<Action>) {
+    pub fn spawn(
+        _held: &Rc<RefCell<Held>>,
+        id: u64,
+        req: &RunRequest,
+        dispatch: &Callback<Action>,
+        searches: &Rc<RefCell<SearchCache>>,
+    ) {
         let result = run_pooled(req, 1, |p, partial| {
             dispatch.emit(Action::Lab(LabAction::RunProgress(id, p)));
             dispatch.emit(Action::Lab(LabAction::RunPartial(id, Rc::new(partial.clone()))));
         });
+        if let Ok(out) = &result {
+            searches.borrow_mut().remember(&req.ptx, &req.launch, &out.searches);
+        }
         dispatch.emit(Action::Lab(LabAction::RunFinished(id, result.map(Rc::new))));
     }
 }

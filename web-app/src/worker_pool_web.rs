@@ -12,8 +12,9 @@ use yew::Callback;
 use super::{Held, TEST_TRAP_REQUEST, WORKER_URL};
 use crate::lab::LabAction;
 use crate::run_job::{RunFailure, RunRequest, WorkerReply};
-use crate::run_pool::{plan, Pool};
+use crate::run_pool::{plan, Pool, SearchCache};
 use crate::state::Action;
+use sim_core::exec::LaunchSetup;
 
 /// One run's workers and what they share.
 struct Run {
@@ -21,12 +22,28 @@ struct Run {
     held: Rc<RefCell<Held>>,
     pool: Rc<RefCell<Pool>>,
     dispatch: Callback<Action>,
+    /// Where the run's precision searches are kept for the next run, and its kernel and launch.
+    searches: Rc<RefCell<SearchCache>>,
+    kernel: (String, LaunchSetup),
 }
 
-/// Starts the workers of run `id` for `req`.
-pub fn spawn(held: &Rc<RefCell<Held>>, id: u64, req: &RunRequest, dispatch: &Callback<Action>) {
+/// Starts the workers of run `id` for `req`; its precision searches go to `searches`.
+pub fn spawn(
+    held: &Rc<RefCell<Held>>,
+    id: u64,
+    req: &RunRequest,
+    dispatch: &Callback<Action>,
+    searches: &Rc<RefCell<SearchCache>>,
+) {
     let (pool, requests) = plan(req, hardware());
-    let run = Rc::new(Run { id, held: held.clone(), pool: Rc::new(RefCell::new(pool)), dispatch: dispatch.clone() });
+    let run = Rc::new(Run {
+        id,
+        held: held.clone(),
+        pool: Rc::new(RefCell::new(pool)),
+        dispatch: dispatch.clone(),
+        searches: searches.clone(),
+        kernel: (req.ptx.clone(), req.launch.clone()),
+    });
     let trap = take_test_fault();
     *held.borrow_mut() = requests.iter().map(|_| None).collect();
     for (w, share) in requests.iter().enumerate() {
@@ -73,7 +90,12 @@ impl Run {
                 };
                 self.emit(LabAction::RunPartial(id, partial));
                 match merged {
-                    Some(all) => LabAction::RunFinished(id, Ok(Rc::new(all))),
+                    Some(all) => {
+                        if let Ok(mut kept) = self.searches.try_borrow_mut() {
+                            kept.remember(&self.kernel.0, &self.kernel.1, &all.searches);
+                        }
+                        LabAction::RunFinished(id, Ok(Rc::new(all)))
+                    }
                     None => {
                         // This share is done: free its worker's memory; the others go on.
                         return release_one(&self.held, w);

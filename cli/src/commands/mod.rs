@@ -14,4 +14,5 @@ pub mod rewrite;
 pub mod run;
 pub mod run_threads;
 pub mod schemes;
+pub mod shared_searches;
 pub mod sweep;

@@ -21,6 +21,10 @@
 //! waves (`sim_core::timing::quick_sample::refine`), in its job (or, with one thread, with the
 //! other unsettled schemes); a scheme's sample depends only on its own run, so the reports do
 //! not depend on the threads either.
+//!
+//! Jobs asking for the same precision search share it (`shared_searches`): the first makes it,
+//! the others take its result (waiting while it is under way), and a quick-mode retry takes
+//! its own job's.
 
 use std::num::NonZeroUsize;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -34,6 +38,7 @@ use sim_core::timing::stream::exec_source::ExecSource;
 use sim_core::timing::{CtaSource, Report, SchemeSpec, Simulation, TimingError, TimingOptions};
 
 use super::pipelined_source::Pipelined;
+use super::shared_searches::SharedSearches;
 
 /// One simulation's reports, or why it failed.
 type Outcome = Result<Vec<Report>, TimingError>;
@@ -57,19 +62,26 @@ pub fn simulate(
     // ahead of its timing model (`pipelined_source`).
     let pipelined = threads >= 2 * specs.len().max(1);
     let threads = threads.clamp(1, specs.len().max(1));
+    // Jobs asking for the same precision search (`compression`) share it, across threads too.
+    let searches = SharedSearches::default();
     let one = |share: &[SchemeSpec]| -> Outcome {
         let module = sim_core::ptx::compile(src).map_err(|d| {
             TimingError::Internal(d.first().map(|d| d.message.clone()).unwrap_or_else(|| "does not compile".into()))
         })?;
         let wrap: &dyn Fn(ExecSource) -> Box<dyn CtaSource> =
             if pipelined { &Pipelined::start } else { &|s| Box::new(s) };
-        let time = |quick_waves: Option<u32>, specs: &[SchemeSpec]| {
+        let (mut memo, mut claim) = searches.enter(share, gpu, options);
+        let mut time = |quick_waves: Option<u32>, specs: &[SchemeSpec]| {
             let options = TimingOptions { quick_waves, ..options.clone() };
-            Simulation::from_launch_wrapped(&module, setup, gpu, specs, options, wrap).and_then(|mut s| s.run_to_end())
+            let built = Simulation::from_launch_wrapped(&module, setup, gpu, specs, options, wrap, Some(&mut memo));
+            // Built: its searches are made; the jobs waiting for them go on.
+            claim.publish(&memo);
+            built.and_then(|mut s| s.run_to_end())
         };
         match options.quick_waves {
             None => time(None, share),
-            // Quick mode: a scheme whose sample did not settle is timed again with more waves.
+            // Quick mode: a scheme whose sample did not settle is timed again with more waves
+            // (and the search it made already).
             Some(waves) => quick_sample::refine(share.len(), waves, |waves, which| {
                 let specs: Vec<SchemeSpec> = which.iter().filter_map(|&i| share.get(i).cloned()).collect();
                 time(Some(waves), &specs)

@@ -292,12 +292,14 @@ impl Simulation {
         schemes: &[S],
         options: TimingOptions,
     ) -> Result<Simulation, TimingError> {
-        Simulation::from_launch_wrapped(module, setup, gpu, schemes, options, &|s| Box::new(s))
+        Simulation::from_launch_wrapped(module, setup, gpu, schemes, options, &|s| Box::new(s), None)
     }
 
     /// As [`Simulation::from_launch`], the executor handed to `wrap` before the timing model
     /// reads it: a native caller moves it onto a thread of its own (`reglab run`'s pipelined
     /// executor) or measures it. `wrap` must hand out exactly what the executor does, in order.
+    /// Precision searches (`compression`) already in `memo` are taken, new ones added
+    /// ([`SchemeLaunch::tuning_memo`]).
     pub fn from_launch_wrapped<S: IntoSchemeSpec>(
         module: &Module,
         setup: &LaunchSetup,
@@ -305,10 +307,11 @@ impl Simulation {
         schemes: &[S],
         options: TimingOptions,
         wrap: &dyn Fn(ExecSource) -> Box<dyn CtaSource>,
+        memo: Option<&mut regfile::compression_report::TuningMemo>,
     ) -> Result<Simulation, TimingError> {
         let gpu = simulated_gpu(gpu, &options)?;
         let runs = plans(schemes, &gpu, &options)?;
-        Simulation::launch_resolved(module, setup, gpu, runs, options, wrap)
+        Simulation::launch_resolved(module, setup, gpu, runs, options, wrap, memo)
     }
 
     /// As [`Simulation::from_launch`], for runs given as [`RunSpec`]s: a scheme with a transform
@@ -327,7 +330,7 @@ impl Simulation {
         for s in specs {
             runs.push((s.spec.resolve(&gpu, &options.energy).map_err(config_error)?, s.transform, s.assign));
         }
-        Simulation::launch_resolved(module, setup, gpu, runs, options, &|s| Box::new(s))
+        Simulation::launch_resolved(module, setup, gpu, runs, options, &|s| Box::new(s), None)
     }
 
     fn launch_resolved(
@@ -337,6 +340,7 @@ impl Simulation {
         runs: Vec<Plan>,
         options: TimingOptions,
         wrap: &dyn Fn(ExecSource) -> Box<dyn CtaSource>,
+        memo: Option<&mut regfile::compression_report::TuningMemo>,
     ) -> Result<Simulation, TimingError> {
         let program = Program::decode_assigned(module, &gpu, !options.virtual_register_banks, None)
             .map_err(TimingError::Internal)?;
@@ -347,7 +351,8 @@ impl Simulation {
         if let Some(waves) = options.quick_waves {
             source.sample_waves(&program, &gpu, waves);
         }
-        Simulation::with_module(module, program, wrap(source), gpu, runs, options, Some(SchemeLaunch::of(setup)))
+        let launch = SchemeLaunch { tuning_memo: memo, ..SchemeLaunch::of(setup) };
+        Simulation::with_module(module, program, wrap(source), gpu, runs, options, Some(launch))
     }
 
     /// A simulation of the CTAs from `source` (the functional run of `module`, decoded as

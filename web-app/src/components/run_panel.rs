@@ -74,6 +74,7 @@ pub fn run_panel(props: &RunPanelProps) -> Html {
                     registers_per_thread: registers,
                     record_values,
                     quick,
+                    searches: Default::default(),
                 });
             }
         })

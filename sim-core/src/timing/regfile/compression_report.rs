@@ -109,15 +109,156 @@ pub fn tuning(
     tuning_remembered(config, module, setup, &mut |_| {}, &mut TuningMemo::default())
 }
 
+/// What a precision search depends on besides the module and the launch setup: its quality
+/// metric (with the threshold) and its cap on functional runs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SearchKey {
+    /// How the outputs are judged.
+    pub metric: QualityMetric,
+    /// The cap on functional runs (`tuning_runs`).
+    pub cap: u32,
+}
+
+/// The search the scheme's `config` asks for (`None`: tuning off); the message says why the
+/// config is not valid.
+pub fn search_key(config: &crate::timing::regfile::SchemeConfig) -> Result<Option<SearchKey>, String> {
+    let c = CompressionConfig::from_config(config).map_err(|e| alloc::format!("{e}"))?;
+    if !c.float_tuning {
+        return Ok(None);
+    }
+    let metric = if c.quality_metric == "exact" {
+        QualityMetric::Exact
+    } else {
+        QualityMetric::MaxRelative(c.quality_loss / 100.0)
+    };
+    Ok(Some(SearchKey { metric, cap: c.tuning_runs }))
+}
+
+/// The most searches a memo keeps (the oldest make room): a sweep of `quality_loss` adds one per
+/// point, and a memo the page keeps across runs stays small.
+pub const MEMO_SEARCHES: usize = 64;
+
 /// Precision-tuning searches already made on one module and launch setup, by what a search
-/// depends on besides them (quality metric and threshold, run cap): a scheme variant that asks
-/// for the same search (`compression` with another `slice_bits`, a sweep point, quick mode's
-/// second try) takes its result instead of searching again. The search is deterministic, so the
-/// result is the one a new search would find. Whoever keeps a memo keeps it for one module and
-/// setup only.
-#[derive(Clone, Debug, Default)]
+/// depends on besides them ([`SearchKey`]): a scheme variant that asks for the same search
+/// (`compression` with another `slice_bits`, a sweep point, quick mode's second try, the page's
+/// next run of the same kernel and launch) takes its result instead of searching again. The
+/// search is deterministic, so the result is the one a new search would find. Whoever keeps a
+/// memo keeps it for one module and setup only. It travels as JSON between the page and its
+/// workers ([`WireSearch`]): a list that does not read back is an error of the message that
+/// carries it, and a search whose formats are not [`crate::exec::float_formats::FORMATS`]' is
+/// dropped (searched again).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(from = "Vec<WireSearch>", into = "Vec<WireSearch>")]
 pub struct TuningMemo {
-    done: Vec<(QualityMetric, u32, TuningResult)>,
+    done: Vec<(SearchKey, TuningResult)>,
+}
+
+impl TuningMemo {
+    /// The result of the search `key` names, if made.
+    pub fn get(&self, key: &SearchKey) -> Option<&TuningResult> {
+        self.done.iter().find(|(k, _)| k == key).map(|(_, r)| r)
+    }
+
+    /// Keeps `result` as search `key`'s (replacing an earlier one; the oldest goes beyond
+    /// [`MEMO_SEARCHES`]).
+    pub fn insert(&mut self, key: SearchKey, result: TuningResult) {
+        self.done.retain(|(k, _)| *k != key);
+        if self.done.len() >= MEMO_SEARCHES {
+            self.done.remove(0);
+        }
+        self.done.push((key, result));
+    }
+
+    /// Adds the searches of `other` (on the same module and setup) this memo lacks.
+    pub fn merge(&mut self, other: &TuningMemo) {
+        for (k, r) in &other.done {
+            if self.get(k).is_none() {
+                self.insert(*k, r.clone());
+            }
+        }
+    }
+
+    /// Searches kept.
+    pub fn len(&self) -> usize {
+        self.done.len()
+    }
+
+    /// No search kept.
+    pub fn is_empty(&self) -> bool {
+        self.done.is_empty()
+    }
+}
+
+/// One search of a [`TuningMemo`] as JSON: floats by their bits, so the result reads back
+/// exactly (also a NaN or infinite deviation), formats as `[function, register, bits]`.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct WireSearch {
+    /// `true`: [`QualityMetric::Exact`]; else max relative deviation within `threshold_bits`.
+    exact: bool,
+    /// The max relative threshold's `f64` bits (0 for exact).
+    threshold_bits: u64,
+    /// The cap on functional runs.
+    cap: u32,
+    /// Per lowered register: function and register raw handles, format bits.
+    formats: Vec<(u32, u32, u8)>,
+    runs: u32,
+    capped: bool,
+    /// The accepted deviation's `f64` bits.
+    deviation_bits: u64,
+    faulted: u32,
+    candidates: u32,
+    proved: u32,
+}
+
+impl From<TuningMemo> for Vec<WireSearch> {
+    fn from(m: TuningMemo) -> Self {
+        m.done
+            .into_iter()
+            .map(|(k, r)| {
+                let (exact, threshold) = match k.metric {
+                    QualityMetric::Exact => (true, 0.0),
+                    QualityMetric::MaxRelative(t) => (false, t),
+                };
+                WireSearch {
+                    exact,
+                    threshold_bits: threshold.to_bits(),
+                    cap: k.cap,
+                    formats: r.formats.iter().map(|(&(f, reg), &b)| (f, reg, b)).collect(),
+                    runs: r.runs,
+                    capped: r.capped,
+                    deviation_bits: r.deviation.to_bits(),
+                    faulted: r.faulted,
+                    candidates: r.candidates,
+                    proved: r.proved,
+                }
+            })
+            .collect()
+    }
+}
+
+impl From<Vec<WireSearch>> for TuningMemo {
+    fn from(wire: Vec<WireSearch>) -> Self {
+        let narrow = |b: u8| b != 32 && crate::exec::float_formats::FORMATS.iter().any(|f| f.bits == b);
+        let mut memo = TuningMemo::default();
+        for w in wire.into_iter().filter(|w| w.formats.iter().all(|&(_, _, b)| narrow(b))) {
+            let metric = if w.exact {
+                QualityMetric::Exact
+            } else {
+                QualityMetric::MaxRelative(f64::from_bits(w.threshold_bits))
+            };
+            let result = TuningResult {
+                formats: w.formats.iter().map(|&(f, r, b)| ((f, r), b)).collect(),
+                runs: w.runs,
+                capped: w.capped,
+                deviation: f64::from_bits(w.deviation_bits),
+                faulted: w.faulted,
+                candidates: w.candidates,
+                proved: w.proved,
+            };
+            memo.insert(SearchKey { metric, cap: w.cap }, result);
+        }
+        memo
+    }
 }
 
 /// As [`tuning`], telling `progress` where the search stands after every functional run, taking
@@ -129,19 +270,14 @@ pub fn tuning_remembered(
     progress: &mut dyn FnMut(TuningStep),
     memo: &mut TuningMemo,
 ) -> Result<Option<TuningResult>, String> {
-    let c = CompressionConfig::from_config(config).map_err(|e| alloc::format!("{e}"))?;
-    let Some(setup) = setup.filter(|_| c.float_tuning) else { return Ok(None) };
-    let metric = if c.quality_metric == "exact" {
-        QualityMetric::Exact
-    } else {
-        QualityMetric::MaxRelative(c.quality_loss / 100.0)
-    };
-    if let Some((_, _, r)) = memo.done.iter().find(|(m, runs, _)| *m == metric && *runs == c.tuning_runs) {
+    let Some(key) = search_key(config)? else { return Ok(None) };
+    let Some(setup) = setup else { return Ok(None) };
+    if let Some(r) = memo.get(&key) {
         return Ok(Some(r.clone()));
     }
-    let r = tune_with_progress(module, setup, metric, c.tuning_runs, progress)
+    let r = tune_with_progress(module, setup, key.metric, key.cap, progress)
         .map_err(|e| alloc::format!("precision tuning: {e}"))?;
-    memo.done.push((metric, c.tuning_runs, r.clone()));
+    memo.insert(key, r.clone());
     Ok(Some(r))
 }
 
@@ -230,5 +366,64 @@ mod tests {
         let c = tuning_counters(&module, &t);
         assert_eq!(c.iter().find(|c| c.name == "tuning_deviation_ppm").map(|c| c.value), Some(0));
         assert_eq!(c.len(), 6, "nothing lowered: no float_bits counters");
+    }
+
+    #[test]
+    fn a_memo_reads_back_from_json_exactly_and_drops_what_is_not_a_format() {
+        let mut formats = BTreeMap::new();
+        formats.insert((0, 3), 16u8);
+        formats.insert((1, 7), 24u8);
+        // A deviation JSON numbers could not carry (NaN) and one they would round (0.1 + 0.2).
+        let odd =
+            TuningResult { formats, runs: 9, capped: true, deviation: f64::NAN, candidates: 4, faulted: 1, proved: 2 };
+        let plain = TuningResult { runs: 1, deviation: 0.1 + 0.2, ..TuningResult::default() };
+        let exact = SearchKey { metric: QualityMetric::Exact, cap: 64 };
+        let high = SearchKey { metric: QualityMetric::MaxRelative(0.1), cap: 12 };
+        let mut memo = TuningMemo::default();
+        memo.insert(exact, odd.clone());
+        memo.insert(high, plain.clone());
+        let text = serde_json::to_string(&memo).unwrap_or_default();
+        let back: Result<TuningMemo, _> = serde_json::from_str(&text);
+        let Ok(back) = back else { return assert!(back.is_ok(), "{text}: {:?}", back.err()) };
+        assert_eq!(back.len(), 2);
+        let got = back.get(&exact).cloned().unwrap_or_default();
+        assert_eq!(
+            (got.formats, got.runs, got.capped, got.candidates, got.faulted, got.proved),
+            (odd.formats, 9, true, 4, 1, 2)
+        );
+        assert!(got.deviation.is_nan());
+        assert_eq!(back.get(&high).map(|r| r.deviation.to_bits()), Some((0.1f64 + 0.2).to_bits()));
+        // Another threshold or cap is another search.
+        assert!(back.get(&SearchKey { metric: QualityMetric::MaxRelative(0.1), cap: 13 }).is_none());
+        assert!(back.get(&SearchKey { metric: QualityMetric::MaxRelative(0.2), cap: 12 }).is_none());
+        // 13 bits is no format (nor is 32 a lowering): that search is dropped, the other kept.
+        let bad = text.replacen("[0,3,16]", "[0,3,13]", 1);
+        assert_ne!(bad, text);
+        let back: TuningMemo = serde_json::from_str(&bad).unwrap_or_default();
+        assert_eq!((back.len(), back.get(&exact).is_none(), back.get(&high).is_some()), (1, true, true));
+        // Not a list of searches: an error of the message, not a panic.
+        assert!(serde_json::from_str::<TuningMemo>("{\"exact\":true}").is_err());
+    }
+
+    #[test]
+    fn a_memo_keeps_the_newest_searches_and_merges_what_it_lacks() {
+        let key = |i: u32| SearchKey { metric: QualityMetric::Exact, cap: i };
+        let result = |runs: u32| TuningResult { runs, ..TuningResult::default() };
+        let mut memo = TuningMemo::default();
+        for i in 0..MEMO_SEARCHES as u32 + 3 {
+            memo.insert(key(i), result(i));
+        }
+        // 67 searches into room for 64: caps 0, 1, 2 made room.
+        assert_eq!(memo.len(), MEMO_SEARCHES);
+        assert!(memo.get(&key(2)).is_none());
+        assert_eq!(memo.get(&key(3)).map(|r| r.runs), Some(3));
+        let mut small = TuningMemo::default();
+        small.insert(key(5), result(99));
+        small.insert(key(1), result(1));
+        // The memo's own result for cap 5 stays; cap 1 is added (cap 3, the oldest, makes room).
+        memo.merge(&small);
+        assert_eq!((memo.get(&key(5)).map(|r| r.runs), memo.get(&key(1)).map(|r| r.runs)), (Some(5), Some(1)));
+        assert!(memo.get(&key(3)).is_none());
+        assert_eq!(memo.len(), MEMO_SEARCHES);
     }
 }

@@ -23,6 +23,17 @@ export async function chooseSchemes(page, names) {
   }
 }
 
+/** Types `value` into parameter `param` of scheme instance `index` (its card in the scheme
+ * panel; the form opened if folded) and commits it. */
+export async function setParam(page, index, param, value) {
+  const card = page.locator(`.scheme-card[data-index="${index}"]`);
+  const details = card.locator('details.scheme-params');
+  if ((await details.getAttribute('open')) === null) await details.locator('summary').click();
+  const field = page.locator(`#param-${index}-${param}`);
+  await field.fill(value);
+  await field.press('Tab');
+}
+
 /** Loads a bundled example and waits until the lab has taken its launch setup for `kernel`. */
 export async function loadExample(page, id, kernel) {
   await page.selectOption('#example-picker', id);

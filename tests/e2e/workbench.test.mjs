@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { chromium } from 'playwright-core';
 
-import { chooseSchemes, loadExample, openLab, readSummary, runToResults } from './lab-ui.mjs';
+import { chooseSchemes, loadExample, openLab, readSummary, runToResults, setParam } from './lab-ui.mjs';
 import { artifactsDir, chromiumArgs, chromiumPath, reglab, serveSite } from './site.mjs';
 
 const GPU = 'fermi-gtx480';
@@ -51,16 +51,6 @@ async function openWorkbench(schemes = ['baseline']) {
 async function addInstance(page, name) {
   await page.selectOption('#add-scheme', name);
   await page.locator('#add-scheme-button').click();
-}
-
-/** Types `value` into parameter `param` of instance `index` (opening its form) and commits it. */
-async function setParam(page, index, param, value) {
-  const card = page.locator(`.scheme-card[data-index="${index}"]`);
-  const details = card.locator('details.scheme-params');
-  if ((await details.getAttribute('open')) === null) await details.locator('summary').click();
-  const field = page.locator(`#param-${index}-${param}`);
-  await field.fill(value);
-  await field.press('Tab');
 }
 
 /** The labels of the instance cards, in order. */

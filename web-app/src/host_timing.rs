@@ -24,6 +24,10 @@ pub struct HostTiming {
     /// Warp-instructions the executor produced (once per worker, `run_pool.rs`; the schemes of a
     /// worker replay the same streams), summed over the workers.
     pub executor_warp_instructions: u64,
+    /// Precision searches (`compression`) the run took from the page's earlier runs of the same
+    /// kernel and launch instead of making them (summed over the workers).
+    #[serde(default)]
+    pub kept_searches: u32,
 }
 
 impl HostTiming {
@@ -33,6 +37,7 @@ impl HostTiming {
         self.executor_ms += other.executor_ms;
         self.timing_warp_instructions += other.timing_warp_instructions;
         self.executor_warp_instructions += other.executor_warp_instructions;
+        self.kept_searches += other.kept_searches;
     }
 
     /// Host milliseconds of the timing model alone (total minus executor).
@@ -58,9 +63,14 @@ impl HostTiming {
     /// The sentence the results panel shows.
     pub fn summary(&self) -> String {
         let per_second = |r: Option<f64>| r.map_or_else(|| "too fast to measure".to_owned(), format_rate);
+        let kept = if self.kept_searches > 0 {
+            " The precision search was taken from an earlier run of this kernel and launch: no functional runs for it this time."
+        } else {
+            ""
+        };
         format!(
             "Simulated {} warp-instructions in {} of host time — timing model {} warp-instructions \
-             per host second, functional executor {} warp-instructions per host second.",
+             per host second, functional executor {} warp-instructions per host second.{kept}",
             crate::components::chart::format::grouped(self.timing_warp_instructions),
             format_seconds(self.total_ms),
             per_second(self.timing_model_rate()),
@@ -129,6 +139,7 @@ mod tests {
             executor_ms: 2600.0,
             timing_warp_instructions: 16_834_560,
             executor_warp_instructions: 16_834_560,
+            kept_searches: 0,
         };
         assert_eq!(t.timing_model_ms(), 6500.0);
         assert_eq!(format_rate(t.timing_model_rate().unwrap_or(0.0)), "2.6 M");
@@ -136,6 +147,12 @@ mod tests {
         let s = t.summary();
         assert!(s.starts_with("Simulated 16,834,560 warp-instructions in 9.1 s of host time"), "{s}");
         assert!(s.contains("per host second"), "{s}");
+        assert!(!s.contains("precision search"), "{s}");
+        let kept = HostTiming { kept_searches: 1, ..t }.summary();
+        assert!(
+            kept.ends_with("taken from an earlier run of this kernel and launch: no functional runs for it this time."),
+            "{kept}"
+        );
         assert_eq!(HostTiming::default().timing_model_rate(), None);
         assert_eq!(
             (format_rate(640_000.0), format_rate(12.0), format_seconds(350.0)),

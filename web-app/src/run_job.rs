@@ -26,7 +26,7 @@ use sim_core::exec::float_tuning::TuningStep;
 use sim_core::exec::LaunchSetup;
 use sim_core::gpu::GpuConfig;
 use sim_core::timing::error::SourceError;
-use sim_core::timing::regfile::compression_report::TuningMemo;
+use sim_core::timing::regfile::compression_report::{search_of, TuningMemo};
 use sim_core::timing::stream::exec_source::{ExecSource, SourceOptions};
 use sim_core::timing::{Program, Report, SchemeLaunch, SchemeSpec, Simulation, TimingError, TimingOptions};
 
@@ -219,9 +219,10 @@ pub fn execute(req: &RunRequest, mut progress: impl FnMut(RunProgress)) -> Resul
     // share a precision search that asks the same (a sweep's points, quick mode's second try),
     // also with the page's earlier runs of this kernel and launch.
     let mut memo = req.searches.clone();
+    let kept = kept_searches(req);
     if !req.quick {
         let out = time_schemes(&module, req, &req.schemes, None, &mut progress, &mut memo)?;
-        return Ok(RunOutput { searches: memo, ..out });
+        return Ok(RunOutput { host: HostTiming { kept_searches: kept, ..out.host }, searches: memo, ..out });
     }
     // Quick mode: a scheme whose sample did not settle is timed again with more waves; the host
     // time of every try counts.
@@ -232,7 +233,20 @@ pub fn execute(req: &RunRequest, mut progress: impl FnMut(RunProgress)) -> Resul
         host.add(&out.host);
         Ok(out.reports)
     })?;
-    Ok(RunOutput { reports, host, searches: memo })
+    Ok(RunOutput { reports, host: HostTiming { kept_searches: kept, ..host }, searches: memo })
+}
+
+/// The distinct precision searches `req`'s schemes ask for that its [`RunRequest::searches`]
+/// already holds.
+fn kept_searches(req: &RunRequest) -> u32 {
+    let energy = TimingOptions::default().energy;
+    let mut kept = Vec::new();
+    for key in req.schemes.iter().filter_map(|s| search_of(s, &req.gpu, &energy)) {
+        if req.searches.get(&key).is_some() && !kept.contains(&key) {
+            kept.push(key);
+        }
+    }
+    kept.len() as u32
 }
 
 /// Times `schemes` of `req` on `module` (quick mode with `quick_waves` waves, or in full), taking
@@ -304,6 +318,7 @@ fn time_schemes(
         executor_ms: exec.ms,
         timing_warp_instructions: reports.iter().map(|r| r.warp_instructions).sum(),
         executor_warp_instructions: exec.warp_instructions,
+        kept_searches: 0,
     };
     Ok(RunOutput { reports, host, searches: TuningMemo::default() })
 }

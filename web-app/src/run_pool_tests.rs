@@ -194,6 +194,7 @@ fn the_page_searches_once_for_runs_of_the_same_kernel_and_launch() {
     let first = cache.attach(saxpy(&["baseline", "compression"]));
     let (steps, out) = tuning_runs(&first, 2);
     assert!(steps > 0);
+    assert_eq!(out.host.kept_searches, 0);
     assert_eq!(out.searches.len(), 1);
     cache.remember(&first.ptx, &first.launch, &out.searches);
     assert_eq!(cache.len(), 1);
@@ -206,7 +207,8 @@ fn the_page_searches_once_for_runs_of_the_same_kernel_and_launch() {
     let text = serde_json::to_string(&next).unwrap_or_default();
     assert_eq!(serde_json::from_str::<RunRequest>(&text).ok().as_ref(), Some(&next));
     let (steps, again) = tuning_runs(&next, 1);
-    assert_eq!(steps, 0, "the kept search is taken");
+    assert_eq!((steps, again.host.kept_searches), (0, 1), "the kept search is taken");
+    assert!(again.host.summary().contains("taken from an earlier run"));
     let (kept, fresh) = (tuning_counters(&again.reports[0]), tuning_counters(&out.reports[1]));
     assert!(kept.iter().any(|(n, v)| n == "tuning_runs" && *v == 4), "{kept:?}");
     assert_eq!(kept, fresh);

@@ -14,7 +14,7 @@
 use std::sync::{Condvar, Mutex, MutexGuard};
 
 use sim_core::gpu::GpuConfig;
-use sim_core::timing::regfile::compression_report::{search_key, SearchKey, TuningMemo};
+use sim_core::timing::regfile::compression_report::{search_of, SearchKey, TuningMemo};
 use sim_core::timing::{SchemeSpec, TimingOptions};
 
 /// The searches made so far and those under way.
@@ -50,13 +50,10 @@ impl SharedSearches {
     /// those another job is making) and its claim on the ones it must make.
     pub fn enter(&self, specs: &[SchemeSpec], gpu: &GpuConfig, options: &TimingOptions) -> (TuningMemo, Claim<'_>) {
         let mut keys: Vec<SearchKey> = Vec::new();
-        for spec in specs {
-            let key = spec.resolve(gpu, &options.energy).ok().filter(|r| r.entry.name == "compression");
-            // A config that does not resolve fails in the simulation, with its message.
-            if let Some(Ok(Some(key))) = key.map(|r| search_key(&r.config)) {
-                if !keys.contains(&key) {
-                    keys.push(key);
-                }
+        // A config that does not resolve fails in the simulation, with its message.
+        for key in specs.iter().filter_map(|s| search_of(s, gpu, &options.energy)) {
+            if !keys.contains(&key) {
+                keys.push(key);
             }
         }
         let mut state = self.lock();
@@ -113,7 +110,7 @@ mod tests {
     /// The search `s` asks for.
     fn key(s: &str) -> SearchKey {
         let (gpu, options) = setup();
-        let r = spec(s).resolve(&gpu, &options.energy).ok().and_then(|r| search_key(&r.config).ok().flatten());
+        let r = search_of(&spec(s), &gpu, &options.energy);
         assert!(r.is_some(), "{s}");
         r.unwrap_or(SearchKey { metric: sim_core::exec::float_tuning::QualityMetric::Exact, cap: 0 })
     }

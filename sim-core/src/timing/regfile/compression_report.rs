@@ -134,6 +134,17 @@ pub fn search_key(config: &crate::timing::regfile::SchemeConfig) -> Result<Optio
     Ok(Some(SearchKey { metric, cap: c.tuning_runs }))
 }
 
+/// The search scheme `spec` asks for on `gpu` (`None`: not `compression`, tuning off, or a spec
+/// that does not resolve, which the simulation reports).
+pub fn search_of(
+    spec: &crate::timing::regfile::SchemeSpec,
+    gpu: &crate::gpu::GpuConfig,
+    energy: &crate::timing::regfile::energy::EnergyModel,
+) -> Option<SearchKey> {
+    let r = spec.resolve(gpu, energy).ok().filter(|r| r.entry.name == "compression")?;
+    search_key(&r.config).ok().flatten()
+}
+
 /// The most searches a memo keeps (the oldest make room): a sweep of `quality_loss` adds one per
 /// point, and a memo the page keeps across runs stays small.
 pub const MEMO_SEARCHES: usize = 64;

@@ -137,3 +137,23 @@ fn a_run_stopped_at_its_cycle_budget_prints_the_same() {
     let ctas = doc["reports"][0]["ctas"].as_u64().unwrap_or(u64::MAX);
     assert!(ctas < 4096, "the budget did not stop the run: {ctas} CTAs");
 }
+
+/// `compression` alone with a thread to spare: its precision search runs two trials at a time
+/// (`shared_searches::ThreadPair`), and the report — search counters and chosen formats
+/// included — is the one-thread report, byte for byte: on saxpy and on the IMGVF example, whose
+/// search makes more runs than the cap allows (`tuning_runs=12`), so the paired search must
+/// stop where the one-at-a-time search does.
+#[test]
+fn a_precision_search_two_trials_at_a_time_reports_the_same() {
+    for (name, scheme) in [("saxpy", "compression"), ("imgvf", "compression:tuning_runs=12")] {
+        let ptx = format!("static/examples/{name}.ptx");
+        let launch = format!("static/examples/{name}.launch.json");
+        let (code, out, err) =
+            same_on_one_and_two_threads(&["run", &ptx, "--launch", &launch, "--scheme", scheme, "--json"]);
+        assert_eq!(code, 0, "{name}: {err}");
+        let doc: serde_json::Value = serde_json::from_str(&out).unwrap_or_default();
+        let counters = doc["reports"][0]["register_file"]["scheme"]["counters"].as_array().cloned().unwrap_or_default();
+        let runs = counters.iter().find(|c| c["name"] == "tuning_runs").and_then(|c| c["value"].as_u64());
+        assert!(runs.is_some_and(|r| r > 1), "{name}: {runs:?}");
+    }
+}

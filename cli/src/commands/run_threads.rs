@@ -71,6 +71,10 @@ pub fn simulate(
         let wrap: &dyn Fn(ExecSource) -> Box<dyn CtaSource> =
             if pipelined { &Pipelined::start } else { &|s| Box::new(s) };
         let (mut memo, mut claim) = searches.enter(share, gpu, options);
+        if pipelined {
+            // A thread to spare: the search runs two trials at a time.
+            claim.search_paired(share, (&module, setup), gpu, options, &mut memo);
+        }
         let mut time = |quick_waves: Option<u32>, specs: &[SchemeSpec]| {
             let options = TimingOptions { quick_waves, ..options.clone() };
             let built = Simulation::from_launch_wrapped(&module, setup, gpu, specs, options, wrap, Some(&mut memo));

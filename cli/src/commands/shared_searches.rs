@@ -5,6 +5,10 @@
 //! waits while the search is under way rather than making it a second time. The search is
 //! deterministic, so a report does not depend on which job searched.
 //!
+//! A job with a thread to spare (one scheme on two cores) makes its search two trials at a time
+//! ([`ThreadPair`], `sim_core::exec::float_tuning::tune_paired`): each trial beside the one the
+//! search would make next if it were rejected; the same result, sooner.
+//!
 //! ```text
 //! sweep compression:writeback_delay=0,2,4,8, 2 threads:
 //!   thread 0: delay=0 claims the search, searches (25 runs), publishes, is timed; delay=4 takes it
@@ -13,9 +17,30 @@
 
 use std::sync::{Condvar, Mutex, MutexGuard};
 
+use sim_core::exec::float_tuning::RunBoth;
+use sim_core::exec::LaunchSetup;
 use sim_core::gpu::GpuConfig;
-use sim_core::timing::regfile::compression_report::{search_of, SearchKey, TuningMemo};
+use sim_core::ir::Module;
+use sim_core::timing::regfile::compression_report::{search_of, tuning_paired, SearchKey, TuningMemo};
 use sim_core::timing::{SchemeSpec, TimingOptions};
+
+/// Two functional runs on two threads (the second on a scoped thread of its own; not run at all
+/// if that thread cannot be started).
+pub struct ThreadPair;
+
+impl RunBoth for ThreadPair {
+    fn both(&self, a: &mut (dyn FnMut() + Send), b: &mut (dyn FnMut() + Send)) {
+        std::thread::scope(|scope| {
+            let other = std::thread::Builder::new().name(String::from("reglab-trial")).spawn_scoped(scope, b);
+            a();
+            // A trial that could not start, or panicked, leaves its slot empty: the search runs
+            // it itself when it needs it.
+            if let Ok(h) = other {
+                let _ = h.join();
+            }
+        });
+    }
+}
 
 /// The searches made so far and those under way.
 #[derive(Default)]
@@ -67,6 +92,28 @@ impl SharedSearches {
 }
 
 impl Claim<'_> {
+    /// Makes the claimed searches that `specs` ask for into `memo` now, two trials at a time
+    /// ([`ThreadPair`]), before the job's simulation is built (which then takes them). A search
+    /// that fails is left to the simulation, which meets the failure again and reports it.
+    pub fn search_paired(
+        &self,
+        specs: &[SchemeSpec],
+        (module, setup): (&Module, &LaunchSetup),
+        gpu: &GpuConfig,
+        options: &TimingOptions,
+        memo: &mut TuningMemo,
+    ) {
+        for spec in specs {
+            let Some(key) = search_of(spec, gpu, &options.energy) else { continue };
+            if !self.keys.contains(&key) || memo.get(&key).is_some() {
+                continue;
+            }
+            if let Ok(r) = spec.resolve(gpu, &options.energy) {
+                let _ = tuning_paired(&r.config, module, Some(setup), &mut |_| {}, memo, Some(&ThreadPair));
+            }
+        }
+    }
+
     /// Publishes the searches in `memo` (the job's, after its simulation was built) and releases
     /// the claim; later calls add what is new.
     pub fn publish(&mut self, memo: &TuningMemo) {

@@ -233,14 +233,124 @@ pub fn tune_with_progress(
     max_runs: u32,
     progress: &mut dyn FnMut(TuningStep),
 ) -> Result<TuningResult, ExecError> {
+    tune_paired(module, setup, metric, max_runs, progress, None)
+}
+
+/// Two functional runs at once, where the caller can (native threads: `reglab run` with a
+/// thread to spare); `both` returns once both jobs have run.
+pub trait RunBoth {
+    /// Runs `a` and `b`, at once or one after the other; `b` only helps (the search runs it
+    /// itself when it needs it and `b` did not run).
+    fn both(&self, a: &mut (dyn FnMut() + Send), b: &mut (dyn FnMut() + Send));
+}
+
+/// A trial that needs a run: register `reg` (the `visit`-th candidate) at `format`, with the
+/// formats accepted so far.
+#[derive(Clone, Debug, PartialEq)]
+struct Trial {
+    visit: usize,
+    reg: (u32, u32),
+    format: FloatFormat,
+    formats: BTreeMap<(u32, u32), u8>,
+}
+
+/// What a trial's run gave.
+type Outcome = Result<(Outputs, Exactness), ExecError>;
+
+/// Where the greedy search stands: the candidate being visited and its format, the result so
+/// far and the last accepted run's exactness record.
+#[derive(Clone)]
+struct Search {
+    visit: usize,
+    current: FloatFormat,
+    res: TuningResult,
+    exact: Exactness,
+}
+
+const FULL: FloatFormat = FloatFormat { bits: 32, exponent: 8, mantissa: 23 };
+
+impl Search {
+    /// Takes the trials that need no run (proved, or past the cap) and returns the next one
+    /// that does (`None`: the search is over).
+    fn next_trial(&mut self, regs: &[(u32, u32)], max_runs: u32) -> Option<Trial> {
+        while let Some(&reg) = regs.get(self.visit) {
+            let Some(next) = self.current.narrower() else {
+                self.next_register();
+                continue;
+            };
+            if self.exact.get(&reg).is_some_and(|&bits| bits <= next.bits) {
+                // The trial would store what the accepted run stored: the same run.
+                self.res.formats.insert(reg, next.bits);
+                self.res.proved += 1;
+                self.current = next;
+                continue;
+            }
+            if self.res.runs >= max_runs {
+                // No run left for this trial; later registers may still take proved ones.
+                self.res.capped = true;
+                self.next_register();
+                continue;
+            }
+            let mut formats = self.res.formats.clone();
+            formats.insert(reg, next.bits);
+            return Some(Trial { visit: self.visit, reg, format: next, formats });
+        }
+        None
+    }
+
+    fn next_register(&mut self) {
+        self.visit += 1;
+        self.current = FULL;
+    }
+
+    /// Takes `trial`'s run: accepted when its outputs are `within` the bound, else (or when it
+    /// failed) the register keeps its format and the next one is visited.
+    fn take(&mut self, trial: Trial, outcome: Outcome, within: &dyn Fn(&Outputs) -> (bool, f64)) {
+        self.res.runs += 1;
+        let Ok((got, got_exact)) = outcome else {
+            self.res.faulted += 1;
+            return self.next_register();
+        };
+        let (ok, d) = within(&got);
+        if !ok {
+            return self.next_register();
+        }
+        self.res.formats = trial.formats;
+        self.res.deviation = d;
+        self.exact = got_exact;
+        self.current = trial.format;
+    }
+
+    /// The trial the search would run after `trial` if `trial` were rejected.
+    fn after_rejecting(&self, trial: &Trial, regs: &[(u32, u32)], max_runs: u32) -> Option<Trial> {
+        let mut then = self.clone();
+        then.res.runs += 1;
+        then.visit = trial.visit;
+        then.next_register();
+        then.next_trial(regs, max_runs)
+    }
+}
+
+/// As [`tune_with_progress`]; with `pair`, each trial runs beside the one the search would make
+/// next if the trial were rejected (most trials are: each register's search ends on one), and
+/// that run is taken when it was. The result is the one-at-a-time search's in every field (a
+/// run made beside a trial that was accepted is discarded and counts nowhere); only the time
+/// differs.
+pub fn tune_paired(
+    module: &Module,
+    setup: &LaunchSetup,
+    metric: QualityMetric,
+    max_runs: u32,
+    progress: &mut dyn FnMut(TuningStep),
+    pair: Option<&dyn RunBoth>,
+) -> Result<TuningResult, ExecError> {
     progress(TuningStep { run: 0, of: max_runs });
-    let Reference { order: regs, outputs: reference, mut exact } = candidates(module, setup)?;
-    let full = FloatFormat { bits: 32, exponent: 8, mantissa: 23 };
-    let steps = core::iter::successors(full.narrower(), |f| f.narrower()).count();
+    let Reference { order: regs, outputs: reference, exact } = candidates(module, setup)?;
+    let steps = core::iter::successors(FULL.narrower(), |f| f.narrower()).count();
     let of = max_runs.min(u32::try_from(1 + steps * regs.len()).unwrap_or(u32::MAX));
     progress(TuningStep { run: 1, of });
-    let mut res = TuningResult { runs: 1, candidates: regs.len() as u32, ..TuningResult::default() };
-    let within = |got: &BTreeMap<usize, Vec<Value>>| -> (bool, f64) {
+    let res = TuningResult { runs: 1, candidates: regs.len() as u32, ..TuningResult::default() };
+    let within = |got: &Outputs| -> (bool, f64) {
         match metric {
             QualityMetric::Exact => (exact_match(&reference, got), 0.0),
             QualityMetric::MaxRelative(limit) => {
@@ -249,43 +359,30 @@ pub fn tune_with_progress(
             }
         }
     };
-    for (visit, &reg) in regs.iter().enumerate() {
-        let mut current = full;
-        while let Some(next) = current.narrower() {
-            if exact.get(&reg).is_some_and(|&bits| bits <= next.bits) {
-                // The trial would store what the accepted run stored: the same run.
-                res.formats.insert(reg, next.bits);
-                res.proved += 1;
-                current = next;
-                continue;
-            }
-            if res.runs >= max_runs {
-                // No run left for this trial; later registers may still take proved ones.
-                res.capped = true;
-                break;
-            }
-            let mut trial = res.formats.clone();
-            trial.insert(reg, next.bits);
-            // The registers visited before this one keep their formats: only the rest are
-            // recorded.
-            let got = outputs(module, setup, &trial, regs.get(visit..).unwrap_or_default());
-            res.runs += 1;
-            progress(TuningStep { run: res.runs, of });
-            let Ok((got, got_exact)) = got else {
-                res.faulted += 1;
-                break;
-            };
-            let (ok, d) = within(&got);
-            if !ok {
-                break;
-            }
-            res.formats = trial;
-            res.deviation = d;
-            exact = got_exact;
-            current = next;
-        }
+    // The registers visited before a trial's keep their formats: only the rest are recorded.
+    let run = |t: &Trial| outputs(module, setup, &t.formats, regs.get(t.visit..).unwrap_or_default());
+    let mut search = Search { visit: 0, current: FULL, res, exact };
+    // A trial whose run was made beside the last one, with its outcome.
+    let mut made: Option<(Trial, Outcome)> = None;
+    while let Some(trial) = search.next_trial(&regs, max_runs) {
+        let outcome = match made.take() {
+            Some((t, o)) if t == trial => o,
+            _ => match (pair, search.after_rejecting(&trial, &regs, max_runs)) {
+                (Some(pair), Some(then)) => {
+                    let (mut a, mut b) = (None, None);
+                    pair.both(&mut || a = Some(run(&trial)), &mut || b = Some(run(&then)));
+                    if let Some(o) = b {
+                        made = Some((then, o));
+                    }
+                    a.unwrap_or_else(|| run(&trial))
+                }
+                _ => run(&trial),
+            },
+        };
+        search.take(trial, outcome, &within);
+        progress(TuningStep { run: search.res.runs, of });
     }
-    Ok(res)
+    Ok(search.res)
 }
 
 #[cfg(test)]
@@ -396,6 +493,62 @@ mod tests {
         // Capped after %f1's faulting trial: %f2's run is left out, %f3 still proved to 12.
         let capped = tune(&module, &setup, QualityMetric::Exact, 2).map(|r| (sorted_bits(&r), r.runs, r.faulted));
         assert_eq!(capped, Ok((vec![12, 12], 2, 1)));
+    }
+
+    /// Runs both jobs one after the other (or only the first), counting the calls.
+    struct Counting {
+        calls: core::cell::Cell<u32>,
+        run_second: bool,
+    }
+
+    impl super::RunBoth for Counting {
+        fn both(&self, a: &mut (dyn FnMut() + Send), b: &mut (dyn FnMut() + Send)) {
+            self.calls.set(self.calls.get() + 1);
+            a();
+            if self.run_second {
+                b();
+            }
+        }
+    }
+
+    /// Two trials at a time give the one-at-a-time result in every field, on the kernels above
+    /// under both metrics and with caps. Hand-worked for the first kernel (exact): the trials that
+    /// need a run are %f1 at 8 bits and %f3 at 8 bits (above). %f1's runs beside the trial the
+    /// search would make if it were rejected: %f2 is proved down to 8 bits without a run, so that
+    /// is %f3 at 8. %f1's is rejected, so %f3's run is taken: one paired call, no trial run
+    /// alone. For the faulting kernel: %f1 at 8 (faults) beside %f2 at 28 (taken: rejected), then
+    /// %f3 at 8 alone (no register after it): one call again. A second job that does not run
+    /// (its thread did not start) changes nothing but the time.
+    #[test]
+    fn two_trials_at_a_time_give_the_same_result() {
+        let fault = ".version 7.0\n.target sm_20\n.address_size 64\n\
+            .visible .entry k(.param .u64 out)\n{\n.reg .b32 %r<4>;\n.reg .f32 %f<4>;\n.reg .b64 %rd<6>;\n\
+            ld.param.u64 %rd1, [out];\ncvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r1, %tid.x;\n\
+            cvt.rn.f32.u32 %f1, %r1;\nadd.f32 %f2, %f1, 0f4B000000;\nsub.f32 %f3, %f2, 0f4B000000;\n\
+            cvt.rzi.u32.f32 %r2, %f3;\nmul.wide.u32 %rd3, %r2, 4;\nadd.s64 %rd4, %rd2, %rd3;\n\
+            st.global.f32 [%rd4], %f1;\nret;\n}\n";
+        for (kernel, calls) in [(KERNEL, 1), (fault, 1)] {
+            let Some((module, setup)) = inputs(kernel, LAUNCH) else { return };
+            for metric in [QualityMetric::Exact, QualityMetric::MaxRelative(0.1)] {
+                for cap in [1, 2, 3, 64] {
+                    let one = tune(&module, &setup, metric, cap);
+                    assert!(one.is_ok(), "{one:?}");
+                    for run_second in [true, false] {
+                        let pair = Counting { calls: core::cell::Cell::new(0), run_second };
+                        let mut steps = vec::Vec::new();
+                        let two =
+                            super::tune_paired(&module, &setup, metric, cap, &mut |s| steps.push(s.run), Some(&pair));
+                        assert_eq!(one, two, "{metric:?}, cap {cap}, second run {run_second}");
+                        // Progress counts the runs taken, one by one, as the one-at-a-time search's.
+                        let runs = two.as_ref().map_or(0, |r| r.runs);
+                        assert_eq!(steps, [&[0u32][..], &(1..=runs).collect::<vec::Vec<_>>()].concat());
+                        if cap == 64 && metric == QualityMetric::Exact && run_second {
+                            assert_eq!(pair.calls.get(), calls, "{kernel:.40} second run {run_second}");
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// Relative deviation: 1 → 1.1 is 10 %; a zero that changes, or a NaN that appears, is

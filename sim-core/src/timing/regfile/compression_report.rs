@@ -12,7 +12,7 @@ use alloc::vec::Vec;
 
 use super::compression::CompressionConfig;
 use super::SchemeCounter;
-use crate::exec::float_tuning::{tune_with_progress, QualityMetric, TuningResult, TuningStep};
+use crate::exec::float_tuning::{tune_paired, QualityMetric, RunBoth, TuningResult, TuningStep};
 use crate::exec::LaunchSetup;
 use crate::ir::Module;
 
@@ -281,12 +281,25 @@ pub fn tuning_remembered(
     progress: &mut dyn FnMut(TuningStep),
     memo: &mut TuningMemo,
 ) -> Result<Option<TuningResult>, String> {
+    tuning_paired(config, module, setup, progress, memo, None)
+}
+
+/// As [`tuning_remembered`], a new search running two trials at a time through `pair` where it
+/// is given ([`crate::exec::float_tuning::tune_paired`]: the same result, sooner).
+pub fn tuning_paired(
+    config: &crate::timing::regfile::SchemeConfig,
+    module: &Module,
+    setup: Option<&LaunchSetup>,
+    progress: &mut dyn FnMut(TuningStep),
+    memo: &mut TuningMemo,
+    pair: Option<&dyn RunBoth>,
+) -> Result<Option<TuningResult>, String> {
     let Some(key) = search_key(config)? else { return Ok(None) };
     let Some(setup) = setup else { return Ok(None) };
     if let Some(r) = memo.get(&key) {
         return Ok(Some(r.clone()));
     }
-    let r = tune_with_progress(module, setup, key.metric, key.cap, progress)
+    let r = tune_paired(module, setup, key.metric, key.cap, progress, pair)
         .map_err(|e| alloc::format!("precision tuning: {e}"))?;
     memo.insert(key, r.clone());
     Ok(Some(r))

@@ -401,6 +401,15 @@ mod tests {
         mul.wide.u32 %rd3, %r1, 4;\nadd.s64 %rd4, %rd2, %rd3;\nst.global.f32 [%rd4], %f3;\nret;\n}\n";
     const LAUNCH: &str = r#"{"kernel": "k", "block": [32], "params": [{"buffer": {"type": "f32", "len": 32}}]}"#;
 
+    /// `out[(tid + 2^23) − 2^23] = tid` (hand-worked in
+    /// [`a_trial_that_faults_is_rejected_and_the_search_goes_on`]).
+    const FAULTING: &str = ".version 7.0\n.target sm_20\n.address_size 64\n\
+        .visible .entry k(.param .u64 out)\n{\n.reg .b32 %r<4>;\n.reg .f32 %f<4>;\n.reg .b64 %rd<6>;\n\
+        ld.param.u64 %rd1, [out];\ncvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r1, %tid.x;\n\
+        cvt.rn.f32.u32 %f1, %r1;\nadd.f32 %f2, %f1, 0f4B000000;\nsub.f32 %f3, %f2, 0f4B000000;\n\
+        cvt.rzi.u32.f32 %r2, %f3;\nmul.wide.u32 %rd3, %r2, 4;\nadd.s64 %rd4, %rd2, %rd3;\n\
+        st.global.f32 [%rd4], %f1;\nret;\n}\n";
+
     /// `kernel` compiled and `launch` parsed (the test fails when either does not).
     fn inputs(kernel: &str, launch: &str) -> Option<(crate::ir::Module, LaunchSetup)> {
         let (module, setup) = (crate::ptx::compile(kernel), LaunchSetup::from_json(launch));
@@ -479,13 +488,7 @@ mod tests {
     /// %f3 = tid again: 28 … 12 proved, 8 faults as %f1's (run 4). Runs 4, 2 faulted, 10 proved.
     #[test]
     fn a_trial_that_faults_is_rejected_and_the_search_goes_on() {
-        let kernel = ".version 7.0\n.target sm_20\n.address_size 64\n\
-            .visible .entry k(.param .u64 out)\n{\n.reg .b32 %r<4>;\n.reg .f32 %f<4>;\n.reg .b64 %rd<6>;\n\
-            ld.param.u64 %rd1, [out];\ncvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r1, %tid.x;\n\
-            cvt.rn.f32.u32 %f1, %r1;\nadd.f32 %f2, %f1, 0f4B000000;\nsub.f32 %f3, %f2, 0f4B000000;\n\
-            cvt.rzi.u32.f32 %r2, %f3;\nmul.wide.u32 %rd3, %r2, 4;\nadd.s64 %rd4, %rd2, %rd3;\n\
-            st.global.f32 [%rd4], %f1;\nret;\n}\n";
-        let Some((module, setup)) = inputs(kernel, LAUNCH) else { return };
+        let Some((module, setup)) = inputs(FAULTING, LAUNCH) else { return };
         let r = tune(&module, &setup, QualityMetric::Exact, 64);
         assert!(r.is_ok(), "{r:?}");
         let Ok(r) = r else { return };
@@ -521,13 +524,7 @@ mod tests {
     /// (its thread did not start) changes nothing but the time.
     #[test]
     fn two_trials_at_a_time_give_the_same_result() {
-        let fault = ".version 7.0\n.target sm_20\n.address_size 64\n\
-            .visible .entry k(.param .u64 out)\n{\n.reg .b32 %r<4>;\n.reg .f32 %f<4>;\n.reg .b64 %rd<6>;\n\
-            ld.param.u64 %rd1, [out];\ncvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r1, %tid.x;\n\
-            cvt.rn.f32.u32 %f1, %r1;\nadd.f32 %f2, %f1, 0f4B000000;\nsub.f32 %f3, %f2, 0f4B000000;\n\
-            cvt.rzi.u32.f32 %r2, %f3;\nmul.wide.u32 %rd3, %r2, 4;\nadd.s64 %rd4, %rd2, %rd3;\n\
-            st.global.f32 [%rd4], %f1;\nret;\n}\n";
-        for (kernel, calls) in [(KERNEL, 1), (fault, 1)] {
+        for (kernel, calls) in [(KERNEL, 1), (FAULTING, 1)] {
             let Some((module, setup)) = inputs(kernel, LAUNCH) else { return };
             for metric in [QualityMetric::Exact, QualityMetric::MaxRelative(0.1)] {
                 for cap in [1, 2, 3, 64] {

@@ -331,16 +331,15 @@ pub fn execute_to_reply(req: &RunRequest, progress: impl FnMut(RunProgress)) -> 
     }
 }
 
-/// Tests: the tuning steps ((run, of) as the worker tells them) and the reports of the saxpy
-/// example with its launch on fermi-gtx480 under `schemes`.
+/// Tests: the saxpy example with its launch on fermi-gtx480 under `schemes`.
 #[cfg(test)]
-pub(crate) fn saxpy_tuning(schemes: &[&str]) -> (Vec<(u32, u32)>, Vec<Report>) {
+pub(crate) fn saxpy_request(schemes: &[&str]) -> RunRequest {
     let ex = crate::examples::find("saxpy");
     let launch = crate::examples::launch_for("saxpy").and_then(|t| LaunchSetup::from_json(t).ok());
     let (Some(ex), Some(launch), Some(gpu)) = (ex, launch, sim_core::gpu::presets::by_name("fermi-gtx480")) else {
         unreachable!("the saxpy example and fermi-gtx480")
     };
-    let req = RunRequest {
+    RunRequest {
         ptx: ex.source.into(),
         launch,
         gpu,
@@ -349,11 +348,26 @@ pub(crate) fn saxpy_tuning(schemes: &[&str]) -> (Vec<(u32, u32)>, Vec<Report>) {
         record_values: false,
         quick: false,
         searches: TuningMemo::default(),
-    };
+    }
+}
+
+/// Tests: the tuning steps ((run, of) as the worker tells them) and the reports of
+/// [`saxpy_request`] under `schemes`.
+#[cfg(test)]
+pub(crate) fn saxpy_tuning(schemes: &[&str]) -> (Vec<(u32, u32)>, Vec<Report>) {
     let mut steps = Vec::new();
-    let out = execute(&req, |p| steps.extend(p.tuning.map(|t| (t.run, t.of))));
+    let out = execute(&saxpy_request(schemes), |p| steps.extend(p.tuning.map(|t| (t.run, t.of))));
     assert!(out.is_ok(), "{:?}", out.err());
     (steps, out.map(|o| o.reports).unwrap_or_default())
+}
+
+/// Tests: report `r`'s precision-tuning counters (`tuning_*`, `float_bits:*`), name and value.
+#[cfg(test)]
+pub(crate) fn tuning_counters(r: &Report) -> Vec<(String, u64)> {
+    let c = r.register_file.scheme.counters.iter();
+    c.filter(|c| c.name.starts_with("tuning_") || c.name.starts_with("float_bits:"))
+        .map(|c| (c.name.clone(), c.value))
+        .collect()
 }
 
 #[cfg(test)]
@@ -473,12 +487,7 @@ mod tests {
         let (all, three) =
             super::saxpy_tuning(&["compression", "compression:slice_bits=8", "compression:quality_loss=10"]);
         assert_eq!(all, [alone.clone(), looser].concat());
-        let tuning = |r: &Report| {
-            let c = r.register_file.scheme.counters.iter();
-            c.filter(|c| c.name.starts_with("tuning_") || c.name.starts_with("float_bits:"))
-                .cloned()
-                .collect::<Vec<_>>()
-        };
+        let tuning = super::tuning_counters;
         assert_eq!(three.len(), 3);
         assert!(!tuning(&three[0]).is_empty());
         assert_eq!(tuning(&three[0]), tuning(&reports[0]));

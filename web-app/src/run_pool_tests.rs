@@ -5,6 +5,7 @@ use sim_core::exec::LaunchSetup;
 use sim_core::timing::SchemeSpec;
 
 use super::*;
+use crate::run_job::{saxpy_request as saxpy, tuning_counters};
 
 fn vector_add(schemes: &[&str]) -> RunRequest {
     let ex = crate::examples::find("vector_add");
@@ -162,15 +163,6 @@ fn a_failing_share_fails_the_run() {
     assert_eq!(run_pooled(&req, 2, |_, _| {}).err().map(|f| f.kind), Some("scheme".to_owned()));
 }
 
-/// The saxpy example with its launch under `schemes`, on fermi-gtx480.
-fn saxpy(schemes: &[&str]) -> RunRequest {
-    let mut req = vector_add(schemes);
-    req.ptx = crate::examples::find("saxpy").map_or(String::new(), |e| e.source.into());
-    let launch = crate::examples::launch_for("saxpy").and_then(|t| LaunchSetup::from_json(t).ok());
-    req.launch = launch.unwrap_or_else(|| unreachable!("the saxpy example's launch"));
-    req
-}
-
 /// Progress messages of a precision search while `req` ran on `workers` workers, and the
 /// output.
 fn tuning_runs(req: &RunRequest, workers: usize) -> (usize, RunOutput) {
@@ -178,13 +170,6 @@ fn tuning_runs(req: &RunRequest, workers: usize) -> (usize, RunOutput) {
     let out = run_pooled(req, workers, |p, _| steps += usize::from(p.tuning.is_some()));
     assert!(out.is_ok(), "{:?}", out.err());
     (steps, out.unwrap_or_default())
-}
-
-fn tuning_counters(r: &Report) -> Vec<(String, u64)> {
-    let c = r.register_file.scheme.counters.iter();
-    c.filter(|c| c.name.starts_with("tuning_") || c.name.starts_with("float_bits:"))
-        .map(|c| (c.name.clone(), c.value))
-        .collect()
 }
 
 #[test]

@@ -21,7 +21,7 @@ use sim_core::exec::float_tuning::RunBoth;
 use sim_core::exec::LaunchSetup;
 use sim_core::gpu::GpuConfig;
 use sim_core::ir::Module;
-use sim_core::timing::regfile::compression_report::{search_of, tuning_paired, SearchKey, TuningMemo};
+use sim_core::timing::regfile::compression_report::{search_of, tuning_remembered, SearchKey, TuningMemo};
 use sim_core::timing::{SchemeSpec, TimingOptions};
 
 /// Two functional runs on two threads (the second on a scoped thread of its own; not run at all
@@ -109,7 +109,7 @@ impl Claim<'_> {
                 continue;
             }
             if let Ok(r) = spec.resolve(gpu, &options.energy) {
-                let _ = tuning_paired(&r.config, module, Some(setup), &mut |_| {}, memo, Some(&ThreadPair));
+                let _ = tuning_remembered(&r.config, module, Some(setup), &mut |_| {}, memo, Some(&ThreadPair));
             }
         }
     }

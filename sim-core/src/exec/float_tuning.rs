@@ -221,19 +221,7 @@ pub fn tune(
     metric: QualityMetric,
     max_runs: u32,
 ) -> Result<TuningResult, ExecError> {
-    tune_with_progress(module, setup, metric, max_runs, &mut |_| {})
-}
-
-/// As [`tune`], telling `progress` before the reference run and after every functional run
-/// (the app shows "tuning: run k of N" and can stop the search between two calls).
-pub fn tune_with_progress(
-    module: &Module,
-    setup: &LaunchSetup,
-    metric: QualityMetric,
-    max_runs: u32,
-    progress: &mut dyn FnMut(TuningStep),
-) -> Result<TuningResult, ExecError> {
-    tune_paired(module, setup, metric, max_runs, progress, None)
+    tune_paired(module, setup, metric, max_runs, &mut |_| {}, None)
 }
 
 /// Two functional runs at once, where the caller can (native threads: `reglab run` with a
@@ -321,18 +309,19 @@ impl Search {
         self.current = trial.format;
     }
 
-    /// The trial the search would run after `trial` if `trial` were rejected.
-    fn after_rejecting(&self, trial: &Trial, regs: &[(u32, u32)], max_runs: u32) -> Option<Trial> {
+    /// The trial the search would run after the one [`Search::next_trial`] just gave if that
+    /// one were rejected.
+    fn after_rejecting(&self, regs: &[(u32, u32)], max_runs: u32) -> Option<Trial> {
         let mut then = self.clone();
         then.res.runs += 1;
-        then.visit = trial.visit;
         then.next_register();
         then.next_trial(regs, max_runs)
     }
 }
 
-/// As [`tune_with_progress`]; with `pair`, each trial runs beside the one the search would make
-/// next if the trial were rejected (most trials are: each register's search ends on one), and
+/// As [`tune`], telling `progress` before the reference run and after every functional run
+/// (the app shows "tuning: run k of N" and can stop the search between two calls); with
+/// `pair`, each trial runs beside the one the search would make next if the trial were rejected (most trials are: each register's search ends on one), and
 /// that run is taken when it was. The result is the one-at-a-time search's in every field (a
 /// run made beside a trial that was accepted is discarded and counts nowhere); only the time
 /// differs.
@@ -367,7 +356,7 @@ pub fn tune_paired(
     while let Some(trial) = search.next_trial(&regs, max_runs) {
         let outcome = match made.take() {
             Some((t, o)) if t == trial => o,
-            _ => match (pair, search.after_rejecting(&trial, &regs, max_runs)) {
+            _ => match (pair, search.after_rejecting(&regs, max_runs)) {
                 (Some(pair), Some(then)) => {
                     let (mut a, mut b) = (None, None);
                     pair.both(&mut || a = Some(run(&trial)), &mut || b = Some(run(&then)));

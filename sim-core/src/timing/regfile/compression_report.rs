@@ -106,7 +106,7 @@ pub fn tuning(
     module: &Module,
     setup: Option<&LaunchSetup>,
 ) -> Result<Option<TuningResult>, String> {
-    tuning_remembered(config, module, setup, &mut |_| {}, &mut TuningMemo::default())
+    tuning_remembered(config, module, setup, &mut |_| {}, &mut TuningMemo::default(), None)
 }
 
 /// What a precision search depends on besides the module and the launch setup: its quality
@@ -273,20 +273,10 @@ impl From<Vec<WireSearch>> for TuningMemo {
 }
 
 /// As [`tuning`], telling `progress` where the search stands after every functional run, taking
-/// a search `memo` already holds (no progress is told then) and adding a new one to it.
+/// a search `memo` already holds (no progress is told then) and adding a new one to it; a new
+/// search runs two trials at a time through `pair` where it is given
+/// ([`crate::exec::float_tuning::tune_paired`]: the same result, sooner).
 pub fn tuning_remembered(
-    config: &crate::timing::regfile::SchemeConfig,
-    module: &Module,
-    setup: Option<&LaunchSetup>,
-    progress: &mut dyn FnMut(TuningStep),
-    memo: &mut TuningMemo,
-) -> Result<Option<TuningResult>, String> {
-    tuning_paired(config, module, setup, progress, memo, None)
-}
-
-/// As [`tuning_remembered`], a new search running two trials at a time through `pair` where it
-/// is given ([`crate::exec::float_tuning::tune_paired`]: the same result, sooner).
-pub fn tuning_paired(
     config: &crate::timing::regfile::SchemeConfig,
     module: &Module,
     setup: Option<&LaunchSetup>,

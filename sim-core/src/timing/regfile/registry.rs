@@ -260,7 +260,7 @@ pub fn assign_inputs_remembered(
     let mut inputs = AssignInputs { seeds, ..AssignInputs::default() };
     let mut counters = Vec::new();
     if r.entry.name == "compression" {
-        if let Some(t) = compression_program::tuning_remembered(&r.config, module, setup, progress, memo)? {
+        if let Some(t) = compression_program::tuning_remembered(&r.config, module, setup, progress, memo, None)? {
             counters = super::compression_report::tuning_counters(module, &t);
             inputs.float_bits = t.formats;
         }
